@@ -1,0 +1,42 @@
+// Package app is the desktop shell: the native window around the UI. It holds
+// no domain logic; the window shows the same httpapi handler `rerun serve`
+// serves to a browser.
+//
+// Only builds with the "desktop" tag (and cgo, GTK/WebKit) get a window; other
+// builds return ErrNoWindow from Run.
+package app
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+)
+
+// ErrNoWindow is returned by Run in builds without the desktop shell.
+var ErrNoWindow = errors.New("this build of rerun has no window (it was built without the desktop tag); run `rerun serve` and open the URL it prints, or build the desktop binary with `make build`")
+
+// Options is what the window shows.
+type Options struct {
+	Title string
+	// Handler is the UI (httpapi). Requests from the window reach it with the
+	// UI token already attached: only the window talks to its asset server.
+	Handler http.Handler
+	Token   string
+	Logger  *slog.Logger
+}
+
+// WindowHost and WindowOrigin are how the window's requests present
+// themselves; the handler must accept them besides loopback names.
+const (
+	WindowHost   = "wails"
+	WindowOrigin = "wails://wails"
+)
+
+// withToken hands the window the UI token directly: every request coming
+// through the window's asset server carries it, so the page never needs it.
+func withToken(h http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set("Authorization", "Bearer "+token)
+		h.ServeHTTP(w, r)
+	})
+}

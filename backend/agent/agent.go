@@ -1,0 +1,416 @@
+// Package agent owns the agents (coworkers) of a workspace: their identity,
+// handle, soul with its history, model, capabilities, the box they sit on, and
+// their private folder and database on disk.
+package agent
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// Limits on what an agent's fields may hold.
+const (
+	MaxNameLen  = 80
+	MaxSoulLen  = 64 << 10 // bytes of markdown
+	MaxModelLen = 200
+)
+
+// Agent is one coworker.
+type Agent struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	Handle       string    `json:"handle"`
+	BoxID        string    `json:"box_id"`
+	Soul         string    `json:"soul"`
+	Provider     string    `json:"provider"`
+	Model        string    `json:"model"`
+	Capabilities []string  `json:"capabilities"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// SoulVersion is one saved version of an agent's soul.
+type SoulVersion struct {
+	Version   int       `json:"version"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewAgent is what it takes to create an agent. Handle is derived from Name
+// when empty; Capabilities nil means the defaults.
+type NewAgent struct {
+	Name         string   `json:"name"`
+	BoxID        string   `json:"box_id"`
+	Handle       string   `json:"handle"`
+	Soul         string   `json:"soul"`
+	Provider     string   `json:"provider"`
+	Model        string   `json:"model"`
+	Capabilities []string `json:"capabilities"`
+}
+
+// Update changes the fields that are not nil. The handle is not among them: it
+// never changes.
+type Update struct {
+	Name         *string   `json:"name"`
+	Soul         *string   `json:"soul"`
+	Provider     *string   `json:"provider"`
+	Model        *string   `json:"model"`
+	Capabilities *[]string `json:"capabilities"`
+	BoxID        *string   `json:"box_id"`
+}
+
+// Service reads and changes the agents of one workspace.
+type Service struct {
+	db        *store.DB
+	dir       string // the workspace's agents/ folder
+	workspace string
+	bus       *event.Bus
+}
+
+// NewService returns the agent service of the workspace whose database is db
+// and whose agents' private folders live under dir.
+func NewService(db *store.DB, dir, workspaceID string, bus *event.Bus) *Service {
+	return &Service{db: db, dir: dir, workspace: workspaceID, bus: bus}
+}
+
+func (s *Service) publish(kind, id string) {
+	if s.bus != nil {
+		s.bus.Publish(event.Change{Workspace: s.workspace, Kind: kind, ID: id})
+	}
+}
+
+// Dir is the agent's private folder (files/, skills/, agent.db, …).
+func (s *Service) Dir(id string) string { return filepath.Join(s.dir, id) }
+
+func cleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", fault.Invalid("an agent needs a name")
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return "", fault.Invalid("agent name is %d characters; keep it to %d", utf8.RuneCountInString(name), MaxNameLen)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "", fault.Invalid("agent name contains a control character; use plain text")
+	}
+	return name, nil
+}
+
+func checkSoul(soul string) error {
+	if len(soul) > MaxSoulLen {
+		return fault.Invalid("soul is %d bytes; keep it under %d", len(soul), MaxSoulLen)
+	}
+	if !utf8.ValidString(soul) {
+		return fault.Invalid("soul is not valid UTF-8 text")
+	}
+	return nil
+}
+
+func checkModel(provider, model string) error {
+	if len(provider) > MaxModelLen || len(model) > MaxModelLen {
+		return fault.Invalid("provider and model are limited to %d characters", MaxModelLen)
+	}
+	if strings.IndexFunc(provider+model, unicode.IsControl) >= 0 {
+		return fault.Invalid("provider and model must be plain text")
+	}
+	return nil
+}
+
+const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.created_at, a.updated_at,
+	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
+	FROM agents a`
+
+func scan(row interface{ Scan(...any) error }) (Agent, error) {
+	var a Agent
+	var caps, created, updated string
+	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &created, &updated, &a.Soul)
+	if err != nil {
+		return a, err
+	}
+	if err := json.Unmarshal([]byte(caps), &a.Capabilities); err != nil {
+		return a, fmt.Errorf("agent %s capabilities: %w", a.ID, err)
+	}
+	a.CreatedAt, a.UpdatedAt = store.ParseTime(created), store.ParseTime(updated)
+	return a, nil
+}
+
+// List returns every agent, oldest first.
+func (s *Service) List(ctx context.Context) ([]Agent, error) {
+	rows, err := s.db.QueryContext(ctx, selectAgent+` ORDER BY a.created_at, a.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	defer rows.Close()
+	out := []Agent{}
+	for rows.Next() {
+		a, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list agents: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// Get returns one agent by id.
+func (s *Service) Get(ctx context.Context, id string) (Agent, error) {
+	a, err := scan(s.db.QueryRowContext(ctx, selectAgent+` WHERE a.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Agent{}, fault.NotFound("no agent with id %q", id)
+	}
+	if err != nil {
+		return Agent{}, fmt.Errorf("get agent %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// ByHandle returns one agent by its handle (with or without the leading '@').
+func (s *Service) ByHandle(ctx context.Context, handle string) (Agent, error) {
+	handle = strings.TrimPrefix(handle, "@")
+	a, err := scan(s.db.QueryRowContext(ctx, selectAgent+` WHERE a.handle = ?`, handle))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Agent{}, fault.NotFound("no agent with handle @%s", handle)
+	}
+	if err != nil {
+		return Agent{}, fmt.Errorf("get agent @%s: %w", handle, err)
+	}
+	return a, nil
+}
+
+// SuggestHandle returns the handle a new agent called name would get: derived
+// from the name, with a numeric suffix when that one is taken.
+func (s *Service) SuggestHandle(ctx context.Context, name string) (string, error) {
+	base := DeriveHandle(name)
+	h := base
+	for n := 2; ; n++ {
+		var taken int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE handle = ?`, h).Scan(&taken); err != nil {
+			return "", fmt.Errorf("suggest handle: %w", err)
+		}
+		if taken == 0 {
+			return h, nil
+		}
+		h = withSuffix(base, n)
+	}
+}
+
+func boxExists(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, id string) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM boxes WHERE id = ?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return fault.NotFound("no box with id %q; pick one of the workspace's boxes", id)
+	}
+	return nil
+}
+
+// Create adds an agent on a box, with its private folder and database.
+func (s *Service) Create(ctx context.Context, in NewAgent) (Agent, error) {
+	name, err := cleanName(in.Name)
+	if err != nil {
+		return Agent{}, err
+	}
+	if err := checkSoul(in.Soul); err != nil {
+		return Agent{}, err
+	}
+	if err := checkModel(in.Provider, in.Model); err != nil {
+		return Agent{}, err
+	}
+	caps := DefaultCapabilities()
+	if in.Capabilities != nil {
+		if caps, err = normalizeCapabilities(in.Capabilities); err != nil {
+			return Agent{}, err
+		}
+	}
+	explicit := in.Handle != ""
+	handle := strings.TrimPrefix(in.Handle, "@")
+	if explicit {
+		if err := ValidateHandle(handle); err != nil {
+			return Agent{}, err
+		}
+	} else if handle, err = s.SuggestHandle(ctx, name); err != nil {
+		return Agent{}, err
+	}
+	now := time.Now().UTC()
+	a := Agent{
+		ID: store.NewID("ag"), Name: name, Handle: handle, BoxID: in.BoxID, Soul: in.Soul,
+		Provider: strings.TrimSpace(in.Provider), Model: strings.TrimSpace(in.Model),
+		Capabilities: caps, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.makeDir(ctx, a.ID); err != nil {
+		return Agent{}, err
+	}
+	capsJSON, _ := json.Marshal(a.Capabilities)
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := boxExists(ctx, tx, a.BoxID); err != nil {
+			return err
+		}
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE handle = ?`, a.Handle).Scan(&taken); err != nil {
+			return err
+		}
+		if taken > 0 {
+			return fault.Conflict("handle @%s is already taken in this workspace; choose another", a.Handle)
+		}
+		ts := store.FormatTime(now)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, handle, box_id, provider, model, capabilities, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Handle, a.BoxID, a.Provider, a.Model, string(capsJSON), ts, ts); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO souls (agent_id, version, body, created_at) VALUES (?, 1, ?, ?)`, a.ID, a.Soul, ts)
+		return err
+	})
+	if err != nil {
+		os.RemoveAll(s.Dir(a.ID))
+		return Agent{}, fmt.Errorf("create agent %q: %w", name, err)
+	}
+	s.publish("agent.created", a.ID)
+	return a, nil
+}
+
+// makeDir lays out a new agent's private folder: files/, skills/ and an empty
+// agent.db (its own database).
+func (s *Service) makeDir(ctx context.Context, id string) error {
+	dir := s.Dir(id)
+	for _, sub := range []string{"files", "skills"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return fmt.Errorf("create agent folder: %w", err)
+		}
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "agent.db"), nil)
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("create agent database: %w", err)
+	}
+	return db.Close()
+}
+
+// Update changes the given fields. A new soul is stored as a new version; the
+// old ones are kept. Moving to another box changes nothing else.
+func (s *Service) Update(ctx context.Context, id string, u Update) (Agent, error) {
+	if u.Name != nil {
+		name, err := cleanName(*u.Name)
+		if err != nil {
+			return Agent{}, err
+		}
+		u.Name = &name
+	}
+	if u.Soul != nil {
+		if err := checkSoul(*u.Soul); err != nil {
+			return Agent{}, err
+		}
+	}
+	var capsJSON []byte
+	if u.Capabilities != nil {
+		caps, err := normalizeCapabilities(*u.Capabilities)
+		if err != nil {
+			return Agent{}, err
+		}
+		capsJSON, _ = json.Marshal(caps)
+	}
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		cur, err := scan(tx.QueryRowContext(ctx, selectAgent+` WHERE a.id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fault.NotFound("no agent with id %q", id)
+		}
+		if err != nil {
+			return err
+		}
+		provider, model := cur.Provider, cur.Model
+		if u.Provider != nil {
+			provider = strings.TrimSpace(*u.Provider)
+		}
+		if u.Model != nil {
+			model = strings.TrimSpace(*u.Model)
+		}
+		if err := checkModel(provider, model); err != nil {
+			return err
+		}
+		now := store.FormatTime(time.Now())
+		set := []string{"provider = ?", "model = ?", "updated_at = ?"}
+		args := []any{provider, model, now}
+		if u.Name != nil {
+			set, args = append(set, "name = ?"), append(args, *u.Name)
+		}
+		if capsJSON != nil {
+			set, args = append(set, "capabilities = ?"), append(args, string(capsJSON))
+		}
+		if u.BoxID != nil && *u.BoxID != cur.BoxID {
+			if err := boxExists(ctx, tx, *u.BoxID); err != nil {
+				return err
+			}
+			set, args = append(set, "box_id = ?"), append(args, *u.BoxID)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE agents SET `+strings.Join(set, ", ")+` WHERE id = ?`, append(args, id)...); err != nil {
+			return err
+		}
+		if u.Soul != nil && *u.Soul != cur.Soul {
+			_, err := tx.ExecContext(ctx, `INSERT INTO souls (agent_id, version, body, created_at)
+				SELECT ?, coalesce(max(version), 0) + 1, ?, ? FROM souls WHERE agent_id = ?`, id, *u.Soul, now, id)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Agent{}, fmt.Errorf("update agent %q: %w", id, err)
+	}
+	s.publish("agent.updated", id)
+	return s.Get(ctx, id)
+}
+
+// Souls returns every version of the agent's soul, newest first.
+func (s *Service) Souls(ctx context.Context, id string) ([]SoulVersion, error) {
+	if _, err := s.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT version, body, created_at FROM souls WHERE agent_id = ? ORDER BY version DESC`, id)
+	if err != nil {
+		return nil, fmt.Errorf("list souls of %q: %w", id, err)
+	}
+	defer rows.Close()
+	out := []SoulVersion{}
+	for rows.Next() {
+		var v SoulVersion
+		var created string
+		if err := rows.Scan(&v.Version, &v.Body, &created); err != nil {
+			return nil, fmt.Errorf("list souls of %q: %w", id, err)
+		}
+		v.CreatedAt = store.ParseTime(created)
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// Delete removes the agent, its soul history, and its private folder and
+// database.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete agent %q: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fault.NotFound("no agent with id %q", id)
+	}
+	// The row is gone first: a folder left behind by a failed removal is
+	// harmless, an agent row without its folder is not.
+	if err := os.RemoveAll(s.Dir(id)); err != nil {
+		return fmt.Errorf("delete agent %q folder: %w", id, err)
+	}
+	s.publish("agent.deleted", id)
+	return nil
+}

@@ -1,0 +1,213 @@
+// Package box owns the boxes of a workspace: the named rectangles agents sit on.
+//
+// A box groups agents and holds nothing of its own, so creating, renaming and
+// reordering are free; deleting is refused while an agent sits on it.
+package box
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// MaxNameLen is the longest box name, in characters.
+const MaxNameLen = 64
+
+// Box is a named group of agents on the board.
+type Box struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Position  int       `json:"position"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Service reads and changes the boxes of one workspace.
+type Service struct {
+	db        *store.DB
+	workspace string
+	bus       *event.Bus
+}
+
+// NewService returns the box service of the workspace whose database is db.
+// Changes are announced on bus (which may be nil).
+func NewService(db *store.DB, workspaceID string, bus *event.Bus) *Service {
+	return &Service{db: db, workspace: workspaceID, bus: bus}
+}
+
+func (s *Service) publish(kind, id string) {
+	if s.bus != nil {
+		s.bus.Publish(event.Change{Workspace: s.workspace, Kind: kind, ID: id})
+	}
+}
+
+// CleanName trims a box name and checks it.
+func CleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", fault.Invalid("a box needs a name")
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return "", fault.Invalid("box name is %d characters; keep it to %d", utf8.RuneCountInString(name), MaxNameLen)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "", fault.Invalid("box name contains a control character; use plain text")
+	}
+	return name, nil
+}
+
+const columns = `id, name, position, created_at`
+
+func scan(row interface{ Scan(...any) error }) (Box, error) {
+	var b Box
+	var created string
+	err := row.Scan(&b.ID, &b.Name, &b.Position, &created)
+	b.CreatedAt = store.ParseTime(created)
+	return b, err
+}
+
+// List returns the boxes in board order.
+func (s *Service) List(ctx context.Context) ([]Box, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM boxes ORDER BY position, created_at`)
+	if err != nil {
+		return nil, fmt.Errorf("list boxes: %w", err)
+	}
+	defer rows.Close()
+	out := []Box{}
+	for rows.Next() {
+		b, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list boxes: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// Get returns one box.
+func (s *Service) Get(ctx context.Context, id string) (Box, error) {
+	b, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM boxes WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Box{}, fault.NotFound("no box with id %q", id)
+	}
+	if err != nil {
+		return Box{}, fmt.Errorf("get box %q: %w", id, err)
+	}
+	return b, nil
+}
+
+// Create adds a box at the end of the board.
+func (s *Service) Create(ctx context.Context, name string) (Box, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return Box{}, err
+	}
+	b := Box{ID: store.NewID("bx"), Name: name, CreatedAt: time.Now().UTC()}
+	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), -1) + 1 FROM boxes`).Scan(&b.Position); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO boxes (`+columns+`) VALUES (?, ?, ?, ?)`,
+			b.ID, b.Name, b.Position, store.FormatTime(b.CreatedAt))
+		return err
+	})
+	if err != nil {
+		return Box{}, fmt.Errorf("create box %q: %w", name, err)
+	}
+	s.publish("box.created", b.ID)
+	return b, nil
+}
+
+// Rename changes a box's name.
+func (s *Service) Rename(ctx context.Context, id, name string) (Box, error) {
+	name, err := CleanName(name)
+	if err != nil {
+		return Box{}, err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE boxes SET name = ? WHERE id = ?`, name, id)
+	if err != nil {
+		return Box{}, fmt.Errorf("rename box %q: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Box{}, fault.NotFound("no box with id %q", id)
+	}
+	s.publish("box.updated", id)
+	return s.Get(ctx, id)
+}
+
+// Reorder sets the board order; ids must name every box exactly once.
+func (s *Service) Reorder(ctx context.Context, ids []string) ([]Box, error) {
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		var count int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes`).Scan(&count); err != nil {
+			return err
+		}
+		seen := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			if seen[id] {
+				return fault.Invalid("box %q appears twice in the new order; list each box once", id)
+			}
+			seen[id] = true
+		}
+		if len(ids) != count {
+			return fault.Invalid("the new order lists %d boxes but the workspace has %d; list every box once", len(ids), count)
+		}
+		for i, id := range ids {
+			res, err := tx.ExecContext(ctx, `UPDATE boxes SET position = ? WHERE id = ?`, i, id)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return fault.NotFound("no box with id %q", id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reorder boxes: %w", err)
+	}
+	s.publish("boxes.reordered", "")
+	return s.List(ctx)
+}
+
+// Delete removes an empty box. It is refused while agents sit on it, and
+// refused for the last box (agents always need somewhere to stand).
+func (s *Service) Delete(ctx context.Context, id string) error {
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		var name string
+		err := tx.QueryRowContext(ctx, `SELECT name FROM boxes WHERE id = ?`, id).Scan(&name)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fault.NotFound("no box with id %q", id)
+		}
+		if err != nil {
+			return err
+		}
+		var agents, boxes int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM agents WHERE box_id = ?`, id).Scan(&agents); err != nil {
+			return err
+		}
+		if agents > 0 {
+			return fault.Conflict("box %q still has %d agent(s) on it; move them to another box first", name, agents)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes`).Scan(&boxes); err != nil {
+			return err
+		}
+		if boxes == 1 {
+			return fault.Conflict("box %q is the workspace's only box; create another before deleting it", name)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM boxes WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete box: %w", err)
+	}
+	s.publish("box.deleted", id)
+	return nil
+}

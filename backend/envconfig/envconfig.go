@@ -1,0 +1,49 @@
+// Package envconfig is the one place Rerun reads its environment variables.
+//
+// Every other package takes its settings as arguments or Config fields; only
+// main (and tests) call in here.
+package envconfig
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Home is RERUN_HOME: the data directory, overriding the OS default.
+func Home() string { return os.Getenv("RERUN_HOME") }
+
+// DefaultDataDir is where Rerun keeps its workspaces when neither --data-dir nor
+// RERUN_HOME says otherwise: $XDG_DATA_HOME/rerun (~/.local/share/rerun) on
+// Linux and BSDs, ~/Library/Application Support/Rerun on macOS, %AppData%\Rerun
+// on Windows.
+func DefaultDataDir() (string, error) {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "plan9":
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, "Rerun"), nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "rerun"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share", "rerun"), nil
+}
+
+// DataDir resolves the data directory: the flag value if set, else RERUN_HOME,
+// else DefaultDataDir.
+func DataDir(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	if h := Home(); h != "" {
+		return filepath.Abs(h)
+	}
+	return DefaultDataDir()
+}

@@ -1,0 +1,79 @@
+// Package event carries change notices from the domain to whoever shows them.
+//
+// Domain services publish a Change after each committed write; transports
+// (the UI's /api/events stream) subscribe. Publishing never blocks a writer: a
+// subscriber that falls behind loses notices, not the writer's time, and is told
+// so by a Change of kind KindResync.
+package event
+
+import "sync"
+
+// KindResync tells a subscriber it missed notices and should reload everything.
+const KindResync = "resync"
+
+// Change says that something in a workspace changed.
+type Change struct {
+	Workspace string `json:"workspace"`
+	Kind      string `json:"kind"` // e.g. "agent.updated"
+	ID        string `json:"id,omitempty"`
+}
+
+// Bus fans changes out to subscribers. The zero value is ready to use.
+type Bus struct {
+	mu   sync.Mutex
+	subs map[*sub]struct{}
+}
+
+type sub struct {
+	ch     chan Change
+	missed bool
+}
+
+// Publish hands c to every subscriber without waiting.
+func (b *Bus) Publish(c Change) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if s.missed {
+			select {
+			case s.ch <- Change{Kind: KindResync}:
+				s.missed = false
+			default:
+				continue
+			}
+		}
+		select {
+		case s.ch <- c:
+		default:
+			s.missed = true
+		}
+	}
+}
+
+// Subscribe returns a channel of changes and a function that ends the
+// subscription (and closes the channel).
+func (b *Bus) Subscribe() (<-chan Change, func()) {
+	s := &sub{ch: make(chan Change, 64)}
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = make(map[*sub]struct{})
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return s.ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, s)
+			b.mu.Unlock()
+			close(s.ch)
+		})
+	}
+}
+
+// Subscribers is how many subscriptions are open.
+func (b *Bus) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}

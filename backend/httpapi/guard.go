@@ -1,0 +1,123 @@
+package httpapi
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// cookieName is per port: browsers share cookies across ports of one host, and
+// two Rerun servers on one computer must not overwrite each other's token.
+func cookieName(host string) string {
+	_, port, _ := net.SplitHostPort(host)
+	if port == "" {
+		return "rerun_ui"
+	}
+	return "rerun_ui_" + port
+}
+
+// loopbackHost reports whether a Host header names this computer. Anything
+// else is a DNS-rebinding attempt: a foreign name resolving to 127.0.0.1.
+func loopbackHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	if loopbackHost(host) {
+		return true
+	}
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	return slices.Contains(s.cfg.ExtraHosts, strings.ToLower(h))
+}
+
+// originAllowed: a browser sends Origin on cross-origin requests and on
+// same-origin non-GET ones; only our own page (or the Wails window) may call.
+func (s *Server) originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	if slices.Contains(s.cfg.ExtraOrigins, o) {
+		return true
+	}
+	return o == "http://"+r.Host
+}
+
+func (s *Server) tokenOK(got string) bool {
+	return s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+}
+
+func (s *Server) requestToken(r *http.Request) string {
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+		return strings.TrimPrefix(a, "Bearer ")
+	}
+	if c, err := r.Cookie(cookieName(r.Host)); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			s.log.Warn("refused foreign Host", "host", r.Host, "path", r.URL.Path)
+			writeError(w, http.StatusForbidden, "this server only answers to localhost addresses")
+			return
+		}
+		if !s.originAllowed(r) {
+			s.log.Warn("refused foreign Origin", "origin", r.Header.Get("Origin"), "path", r.URL.Path)
+			writeError(w, http.StatusForbidden, "requests from other web pages are not allowed")
+			return
+		}
+		// Opening the URL printed by `rerun serve` logs the browser in: the
+		// token moves into an HttpOnly cookie and out of the address bar.
+		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+			if !s.tokenOK(t) {
+				writeError(w, http.StatusUnauthorized, "this link's token is not the current one; open the URL that `rerun serve` printed at its last start")
+				return
+			}
+			http.SetCookie(w, &http.Cookie{
+				Name: cookieName(r.Host), Value: t, Path: "/",
+				HttpOnly: true, SameSite: http.SameSiteStrictMode,
+			})
+			http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/api" {
+			if !s.tokenOK(s.requestToken(r)) {
+				writeError(w, http.StatusUnauthorized, "missing or wrong UI token; open the URL that `rerun serve` printed (it carries the token)")
+				return
+			}
+		}
+		if r.ContentLength > MaxBodyBytes {
+			writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		next.ServeHTTP(w, r)
+	})
+}
+
+const tooLarge = "request body is larger than 1 MiB; send less"
+
+func isTooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}

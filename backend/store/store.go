@@ -1,0 +1,194 @@
+// Package store opens the workspace's SQLite databases and keeps their schema.
+//
+// It owns the connection settings (pragmas), the embedded numbered migrations of
+// workspace.db (sql/NNNN_name.sql, never edited once released) and the
+// transaction helper every writer uses.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base32"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// DB is an open SQLite database. It is safe for concurrent use.
+type DB struct {
+	*sql.DB
+	path string
+}
+
+//go:embed sql/*.sql
+var workspaceMigrations embed.FS
+
+// WorkspaceMigrations is the schema of workspace.db.
+func WorkspaceMigrations() fs.FS {
+	sub, _ := fs.Sub(workspaceMigrations, "sql")
+	return sub
+}
+
+// dsn builds the connection string. modernc applies each _pragma to every new
+// pooled connection; a plain db.Exec("PRAGMA …") would set only one of them.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")  // readers never block the writer
+	q.Add("_pragma", "synchronous(FULL)")  // a committed step survives power loss
+	q.Add("_pragma", "foreign_keys(1)")    // enforce ON DELETE rules
+	q.Add("_pragma", "busy_timeout(10000)") // wait for the writer instead of SQLITE_BUSY
+	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
+	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and applies the
+// migrations found in migrations (files named NNNN_*.sql); nil means none.
+func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
+	sqldb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	db := &DB{DB: sqldb, path: path}
+	if err := db.PingContext(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if migrations != nil {
+		if err := db.migrate(ctx, migrations); err != nil {
+			sqldb.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Tx runs fn in one immediate (write-locked) transaction, committing when fn
+// returns nil and rolling back otherwise.
+func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+type migration struct {
+	version int
+	name    string
+	body    string
+}
+
+func readMigrations(migrations fs.FS) ([]migration, error) {
+	entries, err := fs.ReadDir(migrations, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(name, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", name)
+		}
+		body, err := fs.ReadFile(migrations, name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %q: %w", name, err)
+		}
+		out = append(out, migration{v, name, string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %q and %q share version %d", out[i-1].name, out[i].name, out[i].version)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies, in order, each migration not yet recorded in
+// schema_migrations, each in its own transaction with its record.
+func (db *DB) migrate(ctx context.Context, migrations fs.FS) error {
+	list, err := readMigrations(migrations)
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		name TEXT NOT NULL,
+		applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+	)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, m := range list {
+		err := db.Tx(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.body); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("apply migration %s to %s: %w", m.name, db.path, err)
+		}
+	}
+	return nil
+}
+
+// Version is the highest applied migration.
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	err := db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
+	return int(v.Int64), err
+}
+
+// NewID returns a random identifier with the given prefix, e.g. "ag_k3j…".
+func NewID(prefix string) string {
+	var b [10]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return prefix + "_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
+}
+
+// timeLayout is how times are stored: UTC, sortable as text.
+const timeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// FormatTime renders t for storage.
+func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// ParseTime reads a time written by FormatTime.
+func ParseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

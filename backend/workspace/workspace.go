@@ -1,0 +1,334 @@
+// Package workspace is the composition root of the workspace machine.
+//
+// Open wires every domain service over a data directory; the desktop shell,
+// `rerun serve` and tests all start through it, and only they (and transports
+// handed a *Home) may import this package. A data directory holds several
+// workspaces, each in its own folder:
+//
+//	<data-dir>/state.json                  which workspace was used last
+//	<data-dir>/workspaces/<id>/workspace.db boxes, agents, souls, …
+//	<data-dir>/workspaces/<id>/shared/      the shared folder
+//	<data-dir>/workspaces/<id>/shared.db    the shared database
+//	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db}
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// Config says where the workspaces live.
+type Config struct {
+	// DataDir is the data directory (required; see envconfig.DataDir).
+	DataDir string
+	// Logger receives operational logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Info names a workspace.
+type Info struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Workspace is one open workspace and its services.
+type Workspace struct {
+	Dir    string
+	DB     *store.DB
+	Boxes  *box.Service
+	Agents *agent.Service
+
+	mu   sync.Mutex
+	info Info
+}
+
+// Info returns the workspace's id and current name.
+func (w *Workspace) Info() Info {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.info
+}
+
+// Home is an open data directory: every workspace in it, and the change bus
+// they all publish on.
+type Home struct {
+	cfg Config
+	log *slog.Logger
+	bus event.Bus
+
+	mu      sync.Mutex
+	open    map[string]*Workspace
+	current string
+}
+
+// DefaultWorkspaceName and DefaultBoxName are what a first start creates.
+const (
+	DefaultWorkspaceName = "Personal"
+	DefaultBoxName       = "Main"
+)
+
+// Open opens the data directory, creating it (with a "Personal" workspace that
+// has one box) on first start, and opens every workspace in it.
+func Open(ctx context.Context, cfg Config) (*Home, error) {
+	if cfg.DataDir == "" {
+		return nil, fault.Invalid("no data directory given")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h := &Home{cfg: cfg, log: log, open: map[string]*Workspace{}}
+	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	entries, err := os.ReadDir(h.workspacesDir())
+	if err != nil {
+		return nil, fmt.Errorf("read data directory: %w", err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "ws_") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(h.workspacesDir(), e.Name(), "workspace.db")); err != nil {
+			continue // not a workspace (or a half-made one): leave it alone
+		}
+		if _, err := h.openWorkspace(ctx, e.Name()); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
+	if len(h.open) == 0 {
+		if _, err := h.Create(ctx, DefaultWorkspaceName); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
+	h.current = h.readState()
+	if _, ok := h.open[h.current]; !ok {
+		list := h.infos()
+		h.current = list[0].ID
+	}
+	log.Info("workspaces open", "dir", cfg.DataDir, "count", len(h.open), "current", h.current)
+	return h, nil
+}
+
+// DataDir is the data directory.
+func (h *Home) DataDir() string { return h.cfg.DataDir }
+
+// Events is the bus every workspace's changes are published on.
+func (h *Home) Events() *event.Bus { return &h.bus }
+
+func (h *Home) workspacesDir() string { return filepath.Join(h.cfg.DataDir, "workspaces") }
+func (h *Home) statePath() string     { return filepath.Join(h.cfg.DataDir, "state.json") }
+
+type state struct {
+	Current string `json:"current"`
+}
+
+func (h *Home) readState() string {
+	b, err := os.ReadFile(h.statePath())
+	if err != nil {
+		return ""
+	}
+	var s state
+	if err := json.Unmarshal(b, &s); err != nil {
+		h.log.Warn("ignoring unreadable state file", "path", h.statePath(), "err", err)
+	}
+	return s.Current
+}
+
+func (h *Home) writeState(s state) error {
+	b, _ := json.Marshal(s)
+	tmp := h.statePath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, h.statePath())
+}
+
+func cleanName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", fault.Invalid("a workspace needs a name")
+	case utf8.RuneCountInString(name) > 64:
+		return "", fault.Invalid("workspace name is %d characters; keep it to 64", utf8.RuneCountInString(name))
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "", fault.Invalid("workspace name contains a control character; use plain text")
+	}
+	return name, nil
+}
+
+// openWorkspace opens (migrating) one workspace folder and wires its services.
+func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error) {
+	dir := filepath.Join(h.workspacesDir(), id)
+	for _, sub := range []string{"shared", "agents"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return nil, fmt.Errorf("open workspace %s: %w", id, err)
+		}
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "workspace.db"), store.WorkspaceMigrations())
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", id, err)
+	}
+	// The shared database belongs to the agents (space_db_* tools); it has no
+	// schema of ours, so opening it once just makes sure it exists.
+	shared, err := store.Open(ctx, filepath.Join(dir, "shared.db"), nil)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s shared database: %w", id, err)
+	}
+	shared.Close()
+	w := &Workspace{
+		Dir:    dir,
+		DB:     db,
+		Boxes:  box.NewService(db, id, &h.bus),
+		Agents: agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
+		info:   Info{ID: id},
+	}
+	var name, created string
+	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
+	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
+	if name == "" {
+		name = id
+	}
+	w.info.Name, w.info.CreatedAt = name, store.ParseTime(created)
+	h.mu.Lock()
+	h.open[id] = w
+	h.mu.Unlock()
+	return w, nil
+}
+
+// Create makes a new workspace with one box, and opens it.
+func (h *Home) Create(ctx context.Context, name string) (Info, error) {
+	name, err := cleanName(name)
+	if err != nil {
+		return Info{}, err
+	}
+	id := store.NewID("ws")
+	dir := filepath.Join(h.workspacesDir(), id)
+	w, err := h.openWorkspace(ctx, id)
+	if err != nil {
+		os.RemoveAll(dir)
+		return Info{}, err
+	}
+	now := time.Now().UTC()
+	if _, err := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?), ('created_at', ?)`, name, store.FormatTime(now)); err != nil {
+		return Info{}, fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	w.mu.Lock()
+	w.info = Info{ID: id, Name: name, CreatedAt: now}
+	w.mu.Unlock()
+	if _, err := w.Boxes.Create(ctx, DefaultBoxName); err != nil {
+		return Info{}, fmt.Errorf("create workspace %q: %w", name, err)
+	}
+	h.log.Info("workspace created", "id", id)
+	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
+	return w.Info(), nil
+}
+
+// Workspace returns an open workspace by id.
+func (h *Home) Workspace(id string) (*Workspace, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w, ok := h.open[id]
+	if !ok {
+		return nil, fault.NotFound("no workspace with id %q", id)
+	}
+	return w, nil
+}
+
+func (h *Home) infos() []Info {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Info, 0, len(h.open))
+	for _, w := range h.open {
+		out = append(out, w.Info())
+	}
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// List returns the workspaces, oldest first.
+func (h *Home) List() []Info { return h.infos() }
+
+// Rename changes a workspace's name.
+func (h *Home) Rename(ctx context.Context, id, name string) (Info, error) {
+	name, err := cleanName(name)
+	if err != nil {
+		return Info{}, err
+	}
+	w, err := h.Workspace(id)
+	if err != nil {
+		return Info{}, err
+	}
+	if _, err := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, name); err != nil {
+		return Info{}, fmt.Errorf("rename workspace %s: %w", id, err)
+	}
+	w.mu.Lock()
+	w.info.Name = name
+	w.mu.Unlock()
+	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.updated", ID: id})
+	return w.Info(), nil
+}
+
+// Current is the id of the workspace shown at launch: the one switched to last.
+func (h *Home) Current() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.current
+}
+
+// Switch makes id the current workspace and remembers it for the next launch.
+func (h *Home) Switch(id string) error {
+	if _, err := h.Workspace(id); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.current = id
+	h.mu.Unlock()
+	if err := h.writeState(state{Current: id}); err != nil {
+		return fmt.Errorf("remember current workspace: %w", err)
+	}
+	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.switched", ID: id})
+	return nil
+}
+
+// Close closes every workspace.
+func (h *Home) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var errs []error
+	for id, w := range h.open {
+		if err := w.DB.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close workspace %s: %w", id, err))
+		}
+		delete(h.open, id)
+	}
+	return errors.Join(errs...)
+}

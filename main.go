@@ -1,0 +1,177 @@
+// Command rerun runs a workspace of AI coworkers on this computer.
+//
+//	rerun                 open the desktop window
+//	rerun serve           run headless and print a URL to open in a browser
+//	rerun version         print the version
+//
+// Flags and wiring only: the workspace machine is backend/, the window app/.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/app"
+	"github.com/rerun-build/rerun-desktop/backend/envconfig"
+	"github.com/rerun-build/rerun-desktop/backend/httpapi"
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/frontend"
+)
+
+// version is set by the build (-ldflags "-X main.version=…").
+var version = "dev"
+
+const usage = `Rerun Desktop runs a workspace of AI coworkers on this computer.
+
+Usage:
+  rerun [--data-dir DIR] [--port N]          open the desktop window
+  rerun serve [--data-dir DIR] [--port N] [--open]
+                                             run headless; open the printed URL in a browser
+  rerun version                              print the version
+
+Flags:
+  --data-dir DIR   where workspaces live (default: $RERUN_HOME, else the OS user data dir)
+  --port N         local port, on 127.0.0.1 only (default 7777; a free one if taken; 0: any)
+  --open           (serve) open the URL in the default browser
+`
+
+func main() {
+	cmd, args := "", os.Args[1:]
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "", "window":
+		err = run(args, true)
+	case "serve":
+		err = run(args, false)
+	case "version":
+		fmt.Println("rerun", version)
+	case "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "rerun: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rerun:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, window bool) error {
+	fs := flag.NewFlagSet("rerun", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
+	dataDir := fs.String("data-dir", "", "")
+	port := fs.Int("port", httpapi.DefaultPort, "")
+	open := fs.Bool("open", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		os.Exit(2)
+	}
+	if window && !app.HasWindow {
+		return app.ErrNoWindow
+	}
+	if window && runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(os.Stderr, "rerun: no display here; running `rerun serve` instead")
+		window = false
+	}
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	dir, err := envconfig.DataDir(*dataDir)
+	if err != nil {
+		return fmt.Errorf("find data directory: %w (pass --data-dir)", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	home, err := workspace.Open(ctx, workspace.Config{DataDir: dir, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer home.Close()
+
+	token := newToken()
+	handler := httpapi.New(httpapi.Config{
+		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
+		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
+	})
+	ln, fellBack, err := httpapi.Listen(*port)
+	if err != nil {
+		return err
+	}
+	if fellBack {
+		fmt.Fprintf(os.Stderr, "rerun: port %d is taken; using %d instead\n", *port, ln.Addr().(*net.TCPAddr).Port)
+	}
+	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+
+	// Cancelling baseCtx ends open event streams, which never go idle on
+	// their own, so Shutdown does not wait for them.
+	baseCtx, cancelBase := context.WithCancel(context.Background())
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return baseCtx },
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	defer func() {
+		cancelBase()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+
+	fmt.Printf("Rerun is running at %s\n", url)
+	fmt.Printf("Data: %s\n", dir)
+	if window {
+		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log})
+	}
+	if *open {
+		openBrowser(url)
+	}
+	select {
+	case <-ctx.Done():
+		fmt.Println("Rerun stopped")
+		return nil
+	case err := <-serveErr:
+		return err
+	}
+}
+
+func newToken() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func openBrowser(url string) {
+	var c *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		c = exec.Command("open", url)
+	case "windows":
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		c = exec.Command("xdg-open", url)
+	}
+	if err := c.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "rerun: could not open a browser (%v); open the URL above yourself\n", err)
+	}
+}
