@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/wailsapp/wails/v2"
@@ -11,6 +12,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 )
+
+//go:embed icon.png
+var icon []byte
 
 // Run opens the window and blocks until it is closed.
 func Run(ctx context.Context, o Options) error {
@@ -26,6 +30,7 @@ func Run(ctx context.Context, o Options) error {
 		BackgroundColour: options.NewRGB(246, 247, 249),
 		Linux: &linux.Options{
 			ProgramName:         "rerun",
+			Icon:                icon,
 			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
 			WindowIsTranslucent: false,
 		},

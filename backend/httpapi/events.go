@@ -16,6 +16,8 @@ import (
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	changes, stop := s.cfg.Home.Events().Subscribe()
 	defer stop()
+	s.log.Info("ui event stream opened", "streams", s.cfg.Home.Events().Subscribers())
+	defer s.log.Debug("ui event stream closed")
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")

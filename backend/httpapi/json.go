@@ -68,6 +68,8 @@ func decodeError(err error) error {
 		return err
 	case errors.Is(err, io.EOF):
 		return fault.Invalid("request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fault.Invalid("request body is not valid JSON: it ends in the middle of a value")
 	case errors.As(err, &syn):
 		return fault.Invalid("request body is not valid JSON (at byte %d): %v", syn.Offset, syn)
 	case errors.As(err, &typ):

@@ -1,0 +1,70 @@
+# Rerun Desktop. `make run` opens the app, `make test` runs every test.
+# Both install what they need first (make setup).
+
+GO        ?= go
+BIN       := build/bin
+TAGS      := desktop,production,webkit2_41
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*') go.mod go.sum
+WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
+PORT      ?= 7777
+
+.PHONY: run setup frontend build server test test-go test-web test-e2e test-desktop bench fuzz clean
+
+## run: build everything and open the window (or `rerun serve` with no display)
+run: setup build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname -s)" != Linux ]; then \
+		$(BIN)/rerun --port $(PORT); \
+	else \
+		echo "No display: running rerun serve; open the URL below in a browser."; \
+		$(BIN)/rerun serve --port $(PORT); \
+	fi
+
+## setup: install the packages building and testing need (skips what is present)
+setup:
+	@build/setup.sh
+
+## frontend: build the UI into frontend/dist (embedded by the Go build)
+frontend: frontend/dist/index.html
+frontend/dist/index.html: $(WEBSRC) frontend/package-lock.json
+	cd frontend && npm run build
+	@touch frontend/dist/.gitkeep
+
+## build: the desktop binary (window + serve), needs GTK/WebKit
+build: $(BIN)/rerun
+$(BIN)/rerun: frontend/dist/index.html $(GOSRC)
+	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $@ .
+
+## server: a static headless binary (serve only), no cgo, no GTK
+server: $(BIN)/rerun-server
+$(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
+
+## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test
+test: setup test-go test-web test-e2e test-desktop
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-web:
+	cd frontend && npm run check && npm test
+
+test-e2e: server
+	cd frontend && RERUN_BIN=$(abspath $(BIN)/rerun-server) node --test --test-concurrency=1 e2e/*.spec.mjs
+
+test-desktop: build
+	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
+
+## bench: cold start, idle memory and binary sizes (see build/bench.sh)
+bench: build server
+	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
+	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun
+
+## fuzz: run each fuzz test for a while (FUZZTIME=30s)
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzAgentJSON -fuzztime $${FUZZTIME:-30s} ./backend/httpapi/
+
+clean:
+	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html

@@ -1,0 +1,36 @@
+package event
+
+import "testing"
+
+func TestSlowSubscriberGetsResync(t *testing.T) {
+	var b Bus
+	ch, stop := b.Subscribe()
+	defer stop()
+	for i := 0; i < 100; i++ { // more than the buffer: the writer must not block
+		b.Publish(Change{Workspace: "ws", Kind: "agent.updated"})
+	}
+	for i := 0; i < 64; i++ {
+		<-ch
+	}
+	b.Publish(Change{Workspace: "ws", Kind: "box.created"})
+	if c := <-ch; c.Kind != KindResync {
+		t.Errorf("first change after an overflow = %q, want %q", c.Kind, KindResync)
+	}
+	if c := <-ch; c.Kind != "box.created" {
+		t.Errorf("next = %q, want box.created", c.Kind)
+	}
+}
+
+func TestUnsubscribe(t *testing.T) {
+	var b Bus
+	_, stop := b.Subscribe()
+	if b.Subscribers() != 1 {
+		t.Fatalf("subscribers = %d, want 1", b.Subscribers())
+	}
+	stop()
+	stop() // twice is fine
+	if b.Subscribers() != 0 {
+		t.Errorf("subscribers after stop = %d, want 0", b.Subscribers())
+	}
+	b.Publish(Change{Kind: "x"}) // must not panic on a closed channel
+}

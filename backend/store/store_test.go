@@ -1,0 +1,179 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
+)
+
+func TestMigrateFromEmptyAndReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "workspace.db")
+	db, err := store.Open(ctx, path, store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := db.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v < 1 {
+		t.Fatalf("version after migrating = %d, want >= 1", v)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO boxes (id, name, position, created_at) VALUES ('bx_1', 'Main', 0, 'now')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db, err = store.Open(ctx, path, store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer db.Close()
+	var applied int
+	db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&applied)
+	if applied != v {
+		t.Errorf("migrations recorded after reopen = %d, want %d (each applied once)", applied, v)
+	}
+	var name string
+	if err := db.QueryRowContext(ctx, `SELECT name FROM boxes WHERE id = 'bx_1'`).Scan(&name); err != nil || name != "Main" {
+		t.Errorf("box after reopen = %q, %v; want Main", name, err)
+	}
+}
+
+func TestPragmasApplyToEveryConnection(t *testing.T) {
+	db := storetest.Open(t)
+	db.SetMaxOpenConns(4)
+	ctx := context.Background()
+	conns := make([]*sql.Conn, 4)
+	for i := range conns {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+	}
+	for i, c := range conns {
+		var mode string
+		var fk, busy, sync int
+		c.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode)
+		c.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk)
+		c.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&busy)
+		c.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync)
+		if mode != "wal" || fk != 1 || busy < 5000 || sync != 2 {
+			t.Errorf("conn %d: journal_mode=%s foreign_keys=%d busy_timeout=%d synchronous=%d; want wal 1 >=5000 2", i, mode, fk, busy, sync)
+		}
+	}
+}
+
+func TestBadMigrationLeavesDatabaseUsable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	good := fstest.MapFS{"0001_a.sql": {Data: []byte(`CREATE TABLE a (x INTEGER);`)}}
+	db, err := store.Open(ctx, path, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Exec(`INSERT INTO a VALUES (42)`)
+	db.Close()
+
+	bad := fstest.MapFS{
+		"0001_a.sql": good["0001_a.sql"],
+		"0002_b.sql": {Data: []byte(`CREATE TABLE b (y INTEGER); THIS IS NOT SQL;`)},
+	}
+	if _, err := store.Open(ctx, path, bad); err == nil {
+		t.Fatal("opening with a broken migration succeeded, want an error")
+	}
+	db, err = store.Open(ctx, path, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var x int
+	if err := db.QueryRow(`SELECT x FROM a`).Scan(&x); err != nil || x != 42 {
+		t.Errorf("row after failed migration = %d, %v; want 42", x, err)
+	}
+	var n int
+	db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'b'`).Scan(&n)
+	if n != 0 {
+		t.Error("table b exists: the failed migration was half applied")
+	}
+}
+
+func TestMigrationNames(t *testing.T) {
+	for name, fsys := range map[string]fstest.MapFS{
+		"no number":      {"init.sql": {Data: []byte(`SELECT 1;`)}},
+		"duplicate":      {"0001_a.sql": {Data: []byte(`SELECT 1;`)}, "0001_b.sql": {Data: []byte(`SELECT 1;`)}},
+		"zero is not ok": {"0000_a.sql": {Data: []byte(`SELECT 1;`)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "x.db"), fsys); err == nil {
+				t.Error("got no error, want one naming the bad migration file")
+			}
+		})
+	}
+}
+
+// Writers from many goroutines must queue on the write lock, never fail with
+// SQLITE_BUSY: this is what _txlock=immediate and busy_timeout buy.
+func TestConcurrentWriters(t *testing.T) {
+	db := storetest.Open(t)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO counter VALUES (1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	const workers, writes = 32, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*writes)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < writes; i++ {
+				// read-then-write: the pattern that fails with deferred transactions
+				errs <- db.Tx(ctx, func(tx *sql.Tx) error {
+					var n int
+					if err := tx.QueryRowContext(ctx, `SELECT n FROM counter WHERE id = 1`).Scan(&n); err != nil {
+						return err
+					}
+					_, err := tx.ExecContext(ctx, `UPDATE counter SET n = ? WHERE id = 1`, n+1)
+					return err
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if err != nil {
+			if failed == 0 {
+				t.Errorf("first failure: %v", err)
+			}
+			failed++
+		}
+	}
+	var n int
+	db.QueryRowContext(ctx, `SELECT n FROM counter`).Scan(&n)
+	if failed != 0 || n != workers*writes {
+		t.Errorf("failed writes = %d, counter = %d; want 0 and %d", failed, n, workers*writes)
+	}
+}
+
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		id := store.NewID("ag")
+		if seen[id] || len(id) != 3+16 || id[:3] != "ag_" {
+			t.Fatalf("id %q: duplicate or malformed (want ag_ + 16 chars)", id)
+		}
+		seen[id] = true
+	}
+}
