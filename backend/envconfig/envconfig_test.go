@@ -1,0 +1,33 @@
+package envconfig
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func TestDataDirPrecedence(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("RERUN_HOME", "")
+	if runtime.GOOS == "linux" {
+		if got, _ := DataDir(""); got != filepath.Join(home, ".local", "share", "rerun") {
+			t.Errorf("default = %q, want ~/.local/share/rerun", got)
+		}
+		t.Setenv("XDG_DATA_HOME", "/xdg")
+		if got, _ := DataDir(""); got != "/xdg/rerun" {
+			t.Errorf("with XDG_DATA_HOME = %q, want /xdg/rerun", got)
+		}
+	}
+	t.Setenv("RERUN_HOME", "/env/rerun")
+	if got, _ := DataDir(""); got != "/env/rerun" {
+		t.Errorf("with RERUN_HOME = %q, want /env/rerun", got)
+	}
+	if got, _ := DataDir("/flag/dir"); got != "/flag/dir" {
+		t.Errorf("flag over RERUN_HOME = %q, want /flag/dir", got)
+	}
+	if got, _ := DataDir("rel"); !filepath.IsAbs(got) {
+		t.Errorf("relative flag = %q, want an absolute path", got)
+	}
+}
