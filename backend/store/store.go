@@ -9,8 +9,8 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/base32"
 	"embed"
+	"encoding/base32"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -41,9 +41,9 @@ func WorkspaceMigrations() fs.FS {
 // pooled connection; a plain db.Exec("PRAGMA …") would set only one of them.
 func dsn(path string) string {
 	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")  // readers never block the writer
-	q.Add("_pragma", "synchronous(FULL)")  // a committed step survives power loss
-	q.Add("_pragma", "foreign_keys(1)")    // enforce ON DELETE rules
+	q.Add("_pragma", "journal_mode(WAL)")   // readers never block the writer
+	q.Add("_pragma", "synchronous(FULL)")   // a committed step survives power loss
+	q.Add("_pragma", "foreign_keys(1)")     // enforce ON DELETE rules
 	q.Add("_pragma", "busy_timeout(10000)") // wait for the writer instead of SQLITE_BUSY
 	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
 	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
