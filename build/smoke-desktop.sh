@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Desktop smoke test: open the real window under Xvfb, find it with xdotool,
-# screenshot it, and fail unless the board painted (window present, the page
-# opened its live event stream through the window's asset server, and the
-# screenshot is not blank).
+# and fail unless the board painted: the window exists, the page opened its
+# live event stream through the window's asset server, the screenshot is not
+# blank, and a board of 3 boxes and 8 agents added through the local API shows
+# up in the window live. The last screenshot is kept to look at.
 #
 #   build/smoke-desktop.sh [BINARY] [SCREENSHOT.png]
 set -euo pipefail
@@ -36,11 +37,30 @@ for _ in $(seq 60); do
 done
 grep -q 'msg="ui event stream opened"' "$log" || fail "the page never reached the API (no event stream opened)"
 sleep 2 # let the first frame settle
+import -window root "$data/empty.png"
+
+# Fill the board through the local API (as another window or a script would):
+# the window must show it live, through its own event stream.
+url=$(grep -o 'http://127[^ ]*' "$log" | head -1)
+base=${url%%/?token=*}; tok=${url##*token=}
+api() { curl -sf -H "Authorization: Bearer $tok" -H 'Content-Type: application/json' "$@"; }
+ws=$(api "$base/api/workspaces" | sed -n 's/.*"current":"\([^"]*\)".*/\1/p')
+main=$(api "$base/api/workspaces/$ws/board" | sed -n 's/.*"boxes":\[{"id":"\([^"]*\)".*/\1/p')
+[ -n "$main" ] || fail "could not read the board through the API"
+api -X PATCH -d '{"name":"Support"}' "$base/api/workspaces/$ws/boxes/$main" >/dev/null
+sales=$(api -X POST -d '{"name":"Sales"}' "$base/api/workspaces/$ws/boxes" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+ops=$(api -X POST -d '{"name":"Operations"}' "$base/api/workspaces/$ws/boxes" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+for pair in "Inbox Keeper:$main" "Refund Desk:$main" "Chat Triage:$main" "Lead Finder:$sales" "Deal Closer:$sales" "Site Watcher:$ops" "Sheet Filler:$ops" "Invoice Chaser:$ops"; do
+  api -X POST -d "{\"name\":\"${pair%%:*}\",\"box_id\":\"${pair##*:}\"}" "$base/api/workspaces/$ws/agents" >/dev/null || fail "could not create ${pair%%:*}"
+done
+sleep 3
 
 import -window root "$shot"
+diff=$(compare -metric AE "$data/empty.png" "$shot" null: 2>&1 || true)
 colors=$(convert "$shot" -format '%k' info:)
 stddev=$(convert "$shot" -colorspace Gray -format '%[fx:int(standard_deviation*1000)]' info:)
-echo "desktop smoke: window $win, screenshot $shot: $colors colours, grey stddev $stddev/1000"
+echo "desktop smoke: window $win, screenshot $shot: $colors colours, grey stddev $stddev/1000, $diff pixels changed by the live update"
 [ "$colors" -ge 64 ] || fail "screenshot has only $colors colours: the board did not paint"
 [ "$stddev" -ge 20 ] || fail "screenshot is nearly uniform (stddev $stddev): the board did not paint"
+[ "${diff%%.*}" -ge 5000 ] 2>/dev/null || fail "the window did not change after 3 boxes and 8 agents were added ($diff pixels): live updates do not reach it"
 echo "desktop smoke: ok"
