@@ -132,7 +132,7 @@ const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.mode
 	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
 	FROM agents a`
 
-func scan(row interface{ Scan(...any) error }) (Agent, error) {
+func scan(row store.Scanner) (Agent, error) {
 	var a Agent
 	var caps, created, updated string
 	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &created, &updated, &a.Soul)
@@ -148,20 +148,11 @@ func scan(row interface{ Scan(...any) error }) (Agent, error) {
 
 // List returns every agent, oldest first.
 func (s *Service) List(ctx context.Context) ([]Agent, error) {
-	rows, err := s.db.QueryContext(ctx, selectAgent+` ORDER BY a.created_at, a.id`)
+	agents, err := store.Query(ctx, s.db, scan, selectAgent+` ORDER BY a.created_at, a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}
-	defer rows.Close()
-	out := []Agent{}
-	for rows.Next() {
-		a, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list agents: %w", err)
-		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	return agents, nil
 }
 
 // Get returns one agent by id.
@@ -378,22 +369,17 @@ func (s *Service) Souls(ctx context.Context, id string) ([]SoulVersion, error) {
 	if _, err := s.Get(ctx, id); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT version, body, created_at FROM souls WHERE agent_id = ? ORDER BY version DESC`, id)
+	souls, err := store.Query(ctx, s.db, func(row store.Scanner) (SoulVersion, error) {
+		var v SoulVersion
+		var created string
+		err := row.Scan(&v.Version, &v.Body, &created)
+		v.CreatedAt = store.ParseTime(created)
+		return v, err
+	}, `SELECT version, body, created_at FROM souls WHERE agent_id = ? ORDER BY version DESC`, id)
 	if err != nil {
 		return nil, fmt.Errorf("list souls of %q: %w", id, err)
 	}
-	defer rows.Close()
-	out := []SoulVersion{}
-	for rows.Next() {
-		var v SoulVersion
-		var created string
-		if err := rows.Scan(&v.Version, &v.Body, &created); err != nil {
-			return nil, fmt.Errorf("list souls of %q: %w", id, err)
-		}
-		v.CreatedAt = store.ParseTime(created)
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return souls, nil
 }
 
 // Delete removes the agent, its soul history, and its private folder and

@@ -65,7 +65,7 @@ func CleanName(name string) (string, error) {
 
 const columns = `id, name, position, created_at`
 
-func scan(row interface{ Scan(...any) error }) (Box, error) {
+func scan(row store.Scanner) (Box, error) {
 	var b Box
 	var created string
 	err := row.Scan(&b.ID, &b.Name, &b.Position, &created)
@@ -75,20 +75,11 @@ func scan(row interface{ Scan(...any) error }) (Box, error) {
 
 // List returns the boxes in board order.
 func (s *Service) List(ctx context.Context) ([]Box, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM boxes ORDER BY position, created_at`)
+	boxes, err := store.Query(ctx, s.db, scan, `SELECT `+columns+` FROM boxes ORDER BY position, created_at`)
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}
-	defer rows.Close()
-	out := []Box{}
-	for rows.Next() {
-		b, err := scan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list boxes: %w", err)
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return boxes, nil
 }
 
 // Get returns one box.

@@ -61,34 +61,6 @@ func New(cfg Config) *Server {
 	return s
 }
 
-func (s *Server) routes() {
-	m := s.mux
-	m.HandleFunc("GET /api/workspaces", s.listWorkspaces)
-	m.HandleFunc("POST /api/workspaces", s.createWorkspace)
-	m.HandleFunc("PATCH /api/workspaces/{ws}", s.renameWorkspace)
-	m.HandleFunc("POST /api/workspaces/{ws}/switch", s.switchWorkspace)
-	m.HandleFunc("GET /api/workspaces/{ws}/board", s.board)
-
-	m.HandleFunc("POST /api/workspaces/{ws}/boxes", s.createBox)
-	m.HandleFunc("PUT /api/workspaces/{ws}/boxes/order", s.reorderBoxes)
-	m.HandleFunc("PATCH /api/workspaces/{ws}/boxes/{id}", s.renameBox)
-	m.HandleFunc("DELETE /api/workspaces/{ws}/boxes/{id}", s.deleteBox)
-
-	m.HandleFunc("POST /api/workspaces/{ws}/agents", s.createAgent)
-	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}", s.getAgent)
-	m.HandleFunc("PATCH /api/workspaces/{ws}/agents/{id}", s.updateAgent)
-	m.HandleFunc("DELETE /api/workspaces/{ws}/agents/{id}", s.deleteAgent)
-	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/souls", s.souls)
-
-	m.HandleFunc("GET /api/handle", s.suggestHandle)
-	m.HandleFunc("GET /api/capabilities", s.capabilities)
-	m.HandleFunc("GET /api/events", s.events)
-	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API route: "+r.Method+" "+r.URL.Path)
-	})
-	m.Handle("/", s.assets())
-}
-
 // ServeHTTP checks Host, Origin and the token before any routing.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.guard(s.mux).ServeHTTP(w, r)

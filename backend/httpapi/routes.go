@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
@@ -8,58 +9,109 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
-// ws resolves the {ws} path value, answering 404 itself when it is unknown.
-func (s *Server) ws(w http.ResponseWriter, r *http.Request) *workspace.Workspace {
-	ws, err := s.cfg.Home.Workspace(r.PathValue("ws"))
-	if err != nil {
-		s.fail(w, r, err)
-		return nil
-	}
-	return ws
+func (s *Server) routes() {
+	m := s.mux
+	m.HandleFunc("GET /api/workspaces", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (any, error) {
+		return map[string]any{"workspaces": s.cfg.Home.List(), "current": s.cfg.Home.Current()}, nil
+	}))
+	m.HandleFunc("POST /api/workspaces", endpoint(s, 201, func(ctx context.Context, r *http.Request, in nameBody) (workspace.Info, error) {
+		return s.cfg.Home.Create(ctx, in.Name)
+	}))
+	m.HandleFunc("PATCH /api/workspaces/{ws}", endpoint(s, 200, func(ctx context.Context, r *http.Request, in nameBody) (workspace.Info, error) {
+		return s.cfg.Home.Rename(ctx, r.PathValue("ws"), in.Name)
+	}))
+	m.HandleFunc("POST /api/workspaces/{ws}/switch", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (any, error) {
+		err := s.cfg.Home.Switch(r.PathValue("ws"))
+		return map[string]string{"current": s.cfg.Home.Current()}, err
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/board", inWorkspace(s, 200, s.board))
+
+	m.HandleFunc("POST /api/workspaces/{ws}/boxes", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in nameBody) (box.Box, error) {
+		return ws.Boxes.Create(ctx, in.Name)
+	}))
+	m.HandleFunc("PUT /api/workspaces/{ws}/boxes/order", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in struct {
+		IDs []string `json:"ids"`
+	}) ([]box.Box, error) {
+		return ws.Boxes.Reorder(ctx, in.IDs)
+	}))
+	m.HandleFunc("PATCH /api/workspaces/{ws}/boxes/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in nameBody) (box.Box, error) {
+		return ws.Boxes.Rename(ctx, r.PathValue("id"), in.Name)
+	}))
+	m.HandleFunc("DELETE /api/workspaces/{ws}/boxes/{id}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {
+		return none{}, ws.Boxes.Delete(ctx, r.PathValue("id"))
+	}))
+
+	m.HandleFunc("POST /api/workspaces/{ws}/agents", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in agent.NewAgent) (agent.Agent, error) {
+		return ws.Agents.Create(ctx, in)
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (agent.Agent, error) {
+		return ws.Agents.Get(ctx, r.PathValue("id"))
+	}))
+	m.HandleFunc("PATCH /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in agent.Update) (agent.Agent, error) {
+		return ws.Agents.Update(ctx, r.PathValue("id"), in)
+	}))
+	m.HandleFunc("DELETE /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {
+		return none{}, ws.Agents.Delete(ctx, r.PathValue("id"))
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/souls", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]agent.SoulVersion, error) {
+		return ws.Agents.Souls(ctx, r.PathValue("id"))
+	}))
+
+	m.HandleFunc("GET /api/handle", endpoint(s, 200, s.suggestHandle))
+	m.HandleFunc("GET /api/capabilities", endpoint(s, 200, func(context.Context, *http.Request, none) ([]agent.Capability, error) {
+		return agent.Capabilities, nil
+	}))
+	m.HandleFunc("GET /api/events", s.events)
+	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API route: "+r.Method+" "+r.URL.Path)
+	})
+	m.Handle("/", s.assets())
 }
+
+// none is the input of a route that takes no body (and the output of one that
+// answers 204).
+type none struct{}
 
 type nameBody struct {
 	Name string `json:"name"`
 }
 
-func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": s.cfg.Home.List(), "current": s.cfg.Home.Current()})
+// endpoint adapts a service call to HTTP: decode the JSON body into In
+// (unless In is none), call, then encode the result with status or translate
+// the error. Transports do nothing else.
+func endpoint[In, Out any](s *Server, status int, call func(context.Context, *http.Request, In) (Out, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in In
+		if _, empty := any(in).(none); !empty {
+			if err := decode(r, &in); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
+		out, err := call(r.Context(), r, in)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if status == http.StatusNoContent {
+			w.WriteHeader(status)
+			return
+		}
+		writeJSON(w, status, out)
+	}
 }
 
-func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) {
-	var in nameBody
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	info, err := s.cfg.Home.Create(r.Context(), in.Name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, info)
-}
-
-func (s *Server) renameWorkspace(w http.ResponseWriter, r *http.Request) {
-	var in nameBody
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	info, err := s.cfg.Home.Rename(r.Context(), r.PathValue("ws"), in.Name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, info)
-}
-
-func (s *Server) switchWorkspace(w http.ResponseWriter, r *http.Request) {
-	if err := s.cfg.Home.Switch(r.PathValue("ws")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"current": s.cfg.Home.Current()})
+// inWorkspace is endpoint for routes under /api/workspaces/{ws}/: an unknown
+// workspace is a 404 before the call.
+func inWorkspace[In, Out any](s *Server, status int, call func(context.Context, *workspace.Workspace, *http.Request, In) (Out, error)) http.HandlerFunc {
+	return endpoint(s, status, func(ctx context.Context, r *http.Request, in In) (Out, error) {
+		ws, err := s.cfg.Home.Workspace(r.PathValue("ws"))
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		return call(ctx, ws, r, in)
+	})
 }
 
 // Board is everything the board draws for one workspace.
@@ -69,184 +121,29 @@ type Board struct {
 	Agents    []agent.Agent  `json:"agents"`
 }
 
-func (s *Server) board(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	boxes, err := ws.Boxes.List(r.Context())
+func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (Board, error) {
+	boxes, err := ws.Boxes.List(ctx)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return Board{}, err
 	}
-	agents, err := ws.Agents.List(r.Context())
+	agents, err := ws.Agents.List(ctx)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return Board{}, err
 	}
-	writeJSON(w, http.StatusOK, Board{ws.Info(), boxes, agents})
+	return Board{ws.Info(), boxes, agents}, nil
 }
 
-func (s *Server) createBox(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	var in nameBody
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	b, err := ws.Boxes.Create(r.Context(), in.Name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, b)
-}
-
-func (s *Server) renameBox(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	var in nameBody
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	b, err := ws.Boxes.Rename(r.Context(), r.PathValue("id"), in.Name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, b)
-}
-
-func (s *Server) reorderBoxes(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	var in struct {
-		IDs []string `json:"ids"`
-	}
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	boxes, err := ws.Boxes.Reorder(r.Context(), in.IDs)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, boxes)
-}
-
-func (s *Server) deleteBox(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	if err := ws.Boxes.Delete(r.Context(), r.PathValue("id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) createAgent(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	var in agent.NewAgent
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	a, err := ws.Agents.Create(r.Context(), in)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, a)
-}
-
-func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	a, err := ws.Agents.Get(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, a)
-}
-
-func (s *Server) updateAgent(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	var in agent.Update
-	if err := decode(r, &in); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	a, err := ws.Agents.Update(r.Context(), r.PathValue("id"), in)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, a)
-}
-
-func (s *Server) deleteAgent(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	if err := ws.Agents.Delete(r.Context(), r.PathValue("id")); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (s *Server) souls(w http.ResponseWriter, r *http.Request) {
-	ws := s.ws(w, r)
-	if ws == nil {
-		return
-	}
-	v, err := ws.Agents.Souls(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
-}
-
-func (s *Server) suggestHandle(w http.ResponseWriter, r *http.Request) {
+// suggestHandle previews the handle a new agent would get (?name=, ?ws=,
+// default the current workspace).
+func (s *Server) suggestHandle(ctx context.Context, r *http.Request, _ none) (map[string]string, error) {
 	id := r.URL.Query().Get("ws")
 	if id == "" {
 		id = s.cfg.Home.Current()
 	}
 	ws, err := s.cfg.Home.Workspace(id)
 	if err != nil {
-		s.fail(w, r, err)
-		return
+		return nil, err
 	}
-	h, err := ws.Agents.SuggestHandle(r.Context(), r.URL.Query().Get("name"))
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"handle": h})
-}
-
-func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, agent.Capabilities)
+	h, err := ws.Agents.SuggestHandle(ctx, r.URL.Query().Get("name"))
+	return map[string]string{"handle": h}, err
 }
