@@ -29,7 +29,6 @@ setup:
 frontend: frontend/dist/index.html
 frontend/dist/index.html: $(WEBSRC) frontend/package-lock.json
 	cd frontend && npm run build
-	@touch frontend/dist/.gitkeep
 
 ## build: the desktop binary (window + serve), needs GTK/WebKit
 build: $(BIN)/rerun

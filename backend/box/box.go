@@ -185,13 +185,16 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 			return err
 		}
 		if agents > 0 {
-			return fault.Conflict("box %q still has %d agent(s) on it; move them to another box first", name, agents)
+			if agents == 1 {
+				return fault.Conflict("Box %q still has 1 coworker on it; move it to another box first", name)
+			}
+			return fault.Conflict("Box %q still has %d coworkers on it; move them to another box first", name, agents)
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes`).Scan(&boxes); err != nil {
 			return err
 		}
 		if boxes == 1 {
-			return fault.Conflict("box %q is the workspace's only box; create another before deleting it", name)
+			return fault.Conflict("Box %q is the workspace's only box; create another before deleting it", name)
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM boxes WHERE id = ?`, id)
 		return err

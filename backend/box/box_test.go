@@ -83,7 +83,7 @@ func TestDeleteNonEmptyRefused(t *testing.T) {
 	if !errors.Is(err, fault.ErrConflict) {
 		t.Fatalf("delete box with an agent: got %v, want ErrConflict", err)
 	}
-	if msg := fault.Message(err); !strings.Contains(msg, "Sales") || !strings.Contains(msg, "move them") {
+	if msg := fault.Message(err); !strings.Contains(msg, "Sales") || !strings.Contains(msg, "move it to another box") {
 		t.Errorf("message %q should name the box and say what to do", msg)
 	}
 	if _, err := boxes.Get(ctx, sales.ID); err != nil {

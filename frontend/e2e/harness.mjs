@@ -1,0 +1,162 @@
+// Starts a real `rerun serve` and a headless Chromium for the e2e tests.
+// The Go binary is built once per run (go's build cache makes later builds quick)
+// from the repository root; it embeds frontend/dist, so `npm run build` first
+// (`npm run e2e` does).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const repoRoot = resolve(here, '..', '..');
+export const shotsDir = join(here, 'screenshots');
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // Two pages watch each other in the tests: keep the one not in front running
+  // at full speed (else each click waits seconds for animation frames).
+  '--disable-renderer-backgrounding',
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+];
+
+let builtBin;
+
+/** Builds the rerun binary (or uses $RERUN_BIN) and returns its path. */
+export function rerunBinary() {
+  if (process.env.RERUN_BIN) return process.env.RERUN_BIN;
+  if (builtBin) return builtBin;
+  const dir = join(tmpdir(), 'rerun-e2e-bin');
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, 'rerun');
+  execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  builtBin = bin;
+  return bin;
+}
+
+/**
+ * Runs `rerun serve --port 0 --data-dir <fresh dir>` and waits for its URL.
+ * Returns { url (with token), origin, dataDir, stop() }.
+ */
+export async function startServer({ dataDir } = {}) {
+  const bin = rerunBinary();
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'rerun-e2e-data-'));
+  const proc = spawn(bin, ['serve', '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => {
+    stderr += d;
+    if (process.env.E2E_VERBOSE) process.stderr.write(d);
+  });
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => rej(new Error(`rerun serve printed no URL in 20s.\nstdout: ${out}\nstderr: ${stderr}`)), 20_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res(m[0]);
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`rerun serve exited (${code}) before printing a URL.\nstdout: ${out}\nstderr: ${stderr}`));
+    });
+  });
+  const origin = new URL(url).origin;
+  return {
+    url,
+    origin,
+    dataDir: dir,
+    stderr: () => stderr,
+    async stop({ keepData = false } = {}) {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      if (!keepData && !dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}
+
+/** A page signed in to the server (opening /?token=… sets the cookie and redirects to /). */
+export async function openApp(context, server) {
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (err) => {
+    page.errors.push(err);
+    console.error('page error:', err);
+  });
+  await page.goto(server.url);
+  await page.getByTestId('workspace-name').filter({ hasNotText: 'Loading…' }).waitFor();
+  await page.locator('[data-testid="box"]').first().waitFor();
+  return page;
+}
+
+export function shotPath(name) {
+  mkdirSync(shotsDir, { recursive: true });
+  return join(shotsDir, name);
+}
+
+// ---- what a person does -------------------------------------------------
+
+export const box = (page, name) => page.locator(`[data-testid="box"][data-box-name="${name}"]`);
+export const agent = (page, handle) => page.locator(`[data-testid="agent"][data-agent-handle="${handle}"]`);
+
+export async function addBox(page, name) {
+  await page.getByTestId('add-box').click();
+  const dlg = page.getByTestId('new-box-dialog');
+  await dlg.getByLabel('Box name').fill(name);
+  await dlg.getByRole('button', { name: 'Create box' }).click();
+  await dlg.waitFor({ state: 'detached' });
+  await box(page, name).waitFor();
+}
+
+/** Creates an agent through the dialog; returns its handle (from the live preview). */
+export async function addAgent(page, name, boxName) {
+  await page.getByTestId('add-agent').click();
+  const dlg = page.getByTestId('new-agent-dialog');
+  await dlg.getByLabel('Name').fill(name);
+  if (boxName) await dlg.getByLabel('Box').selectOption({ label: boxName });
+  const preview = dlg.getByTestId('handle-preview').locator('strong');
+  await preview.waitFor();
+  const handle = (await preview.textContent()).trim().replace(/^@/, '');
+  await dlg.getByRole('button', { name: 'Create coworker' }).click();
+  await dlg.waitFor({ state: 'detached' });
+  await agent(page, handle).waitFor();
+  return handle;
+}
+
+/** Drags an agent onto a box with real mouse events. */
+export async function dragAgentTo(page, handle, boxName) {
+  const from = await agent(page, handle).locator('circle').first().boundingBox();
+  const to = await box(page, boxName).locator('polygon.top').boundingBox();
+  const sx = from.x + from.width / 2;
+  const sy = from.y + from.height / 2;
+  const tx = to.x + to.width / 2;
+  const ty = to.y + to.height / 2;
+  await page.mouse.move(sx, sy);
+  await page.mouse.down();
+  await page.mouse.move(sx + 10, sy + 6, { steps: 3 });
+  await page.mouse.move(tx, ty, { steps: 14 });
+  await page.mouse.up();
+}
+
+export async function closePanel(page) {
+  await page.getByTestId('panel-close').click();
+  await page.getByTestId('agent-panel').waitFor({ state: 'detached' });
+}

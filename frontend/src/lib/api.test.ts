@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, api, errorMessage } from './api';
+
+type Call = { url: string; init: RequestInit };
+let calls: Call[];
+let answer: () => Response | Promise<Response>;
+
+beforeEach(() => {
+  calls = [];
+  answer = () => json(200, {});
+  vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
+    calls.push({ url, init });
+    return answer();
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+const last = () => calls[calls.length - 1]!;
+const bodyOf = (c: Call) => JSON.parse(c.init.body as string) as unknown;
+
+describe('requests', () => {
+  it('gets the board of a workspace with the same-origin cookie and no body', async () => {
+    const board = { workspace: { id: 'ws_1', name: 'Acme', created_at: '' }, boxes: [], agents: [] };
+    answer = () => json(200, board);
+    await expect(api.getBoard('ws_1')).resolves.toEqual(board);
+    expect(last().url).toBe('/api/workspaces/ws_1/board');
+    expect(last().init.method).toBe('GET');
+    expect(last().init.credentials).toBe('same-origin');
+    expect(last().init.body).toBeUndefined();
+  });
+
+  it('sends JSON bodies with a content type', async () => {
+    answer = () => json(201, { id: 'bx_1', name: 'Sales', position: 1, created_at: '' });
+    const box = await api.createBox('ws_1', 'Sales');
+    expect(box.id).toBe('bx_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/boxes');
+    expect(last().init.method).toBe('POST');
+    expect((last().init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+    expect(bodyOf(last())).toEqual({ name: 'Sales' });
+  });
+
+  it('patches only the given agent fields', async () => {
+    answer = () => json(200, { id: 'ag_1' });
+    await api.updateAgent('ws_1', 'ag_1', { box_id: 'bx_2' });
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1');
+    expect(last().init.method).toBe('PATCH');
+    expect(bodyOf(last())).toEqual({ box_id: 'bx_2' });
+  });
+
+  it('puts the full box order', async () => {
+    answer = () => json(200, []);
+    await api.reorderBoxes('ws_1', ['bx_2', 'bx_1']);
+    expect(last().init.method).toBe('PUT');
+    expect(last().url).toBe('/api/workspaces/ws_1/boxes/order');
+    expect(bodyOf(last())).toEqual({ ids: ['bx_2', 'bx_1'] });
+  });
+
+  it('encodes the name and workspace when deriving a handle', async () => {
+    answer = () => json(200, { handle: 'ada-lovelace' });
+    await expect(api.deriveHandle('Ada Lovelace & co', 'ws_1')).resolves.toEqual({ handle: 'ada-lovelace' });
+    const url = new URL(last().url, 'http://x');
+    expect(url.pathname).toBe('/api/handle');
+    expect(url.searchParams.get('name')).toBe('Ada Lovelace & co');
+    expect(url.searchParams.get('ws')).toBe('ws_1');
+  });
+
+  it('escapes ids in paths', async () => {
+    answer = () => json(200, []);
+    await api.listSouls('ws 1', 'ag/1');
+    expect(last().url).toBe('/api/workspaces/ws%201/agents/ag%2F1/souls');
+  });
+
+  it('resolves a 204 to undefined', async () => {
+    answer = () => new Response(null, { status: 204 });
+    await expect(api.deleteAgent('ws_1', 'ag_1')).resolves.toBeUndefined();
+    expect(last().init.method).toBe('DELETE');
+  });
+
+  it('posts a switch with no body', async () => {
+    answer = () => json(200, { current: 'ws_2' });
+    await expect(api.switchWorkspace('ws_2')).resolves.toEqual({ current: 'ws_2' });
+    expect(last().url).toBe('/api/workspaces/ws_2/switch');
+    expect(last().init.body).toBeUndefined();
+  });
+});
+
+describe('errors', () => {
+  it("throws the server's error message with its status", async () => {
+    answer = () => json(409, { error: 'Box "Sales" still has 2 coworkers: move them first.' });
+    const err = await api.deleteBox('ws_1', 'bx_1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(409);
+    expect(errorMessage(err)).toBe('Box "Sales" still has 2 coworkers: move them first.');
+  });
+
+  it('uses a plain-text body when it is not JSON', async () => {
+    answer = () => new Response('bad gateway thing', { status: 502 });
+    const err = (await api.listCapabilities().catch((e: unknown) => e)) as ApiError;
+    expect(err.status).toBe(502);
+    expect(err.message).toBe('bad gateway thing');
+  });
+
+  it('says what to do on 401 without a body', async () => {
+    answer = () => new Response('', { status: 401 });
+    const err = (await api.listWorkspaces().catch((e: unknown) => e)) as ApiError;
+    expect(err.status).toBe(401);
+    expect(err.message).toMatch(/no longer signed in/);
+  });
+
+  it('turns a network failure into status 0', async () => {
+    answer = () => Promise.reject(new TypeError('Failed to fetch'));
+    const err = (await api.listWorkspaces().catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(0);
+    expect(err.message).toMatch(/Cannot reach Rerun/);
+  });
+
+  it('rejects a success that is not JSON', async () => {
+    answer = () => new Response('<html>', { status: 200 });
+    await expect(api.listWorkspaces()).rejects.toThrow(/not JSON/);
+  });
+});

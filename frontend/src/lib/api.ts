@@ -1,0 +1,108 @@
+// The one client of the local HTTP API. Components never call fetch themselves.
+import type {
+  Agent,
+  AgentPatch,
+  Board,
+  Box,
+  Capability,
+  NewAgent,
+  SoulVersion,
+  Workspace,
+  WorkspaceList,
+} from './types';
+
+/** An error the API answered (status > 0) or a failure to reach it (status 0). */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** The message to show a person for anything thrown by an API call. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
+  const init: RequestInit = {
+    method,
+    credentials: 'same-origin',
+    headers: { Accept: 'application/json' },
+  };
+  if (body !== undefined) {
+    init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, `Cannot reach Rerun (${errorMessage(err)}). Is it still running?`);
+  }
+  if (!res.ok) throw new ApiError(res.status, await readError(res));
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError(res.status, `Rerun answered ${method} ${path} with something that is not JSON.`);
+  }
+}
+
+async function readError(res: Response): Promise<string> {
+  let text = '';
+  try {
+    text = await res.text();
+  } catch {
+    // fall through to the status line
+  }
+  if (text) {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && 'error' in parsed) {
+        const msg = (parsed as { error: unknown }).error;
+        if (typeof msg === 'string' && msg !== '') return msg;
+      }
+    } catch {
+      if (text.length < 300) return text.trim();
+    }
+  }
+  if (res.status === 401) return 'This window is no longer signed in to Rerun. Open it again from the app.';
+  return `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''}).`;
+}
+
+const seg = encodeURIComponent;
+const ws = (id: string) => `/api/workspaces/${seg(id)}`;
+
+export const api = {
+  listWorkspaces: () => request<WorkspaceList>('GET', '/api/workspaces'),
+  createWorkspace: (name: string) => request<Workspace>('POST', '/api/workspaces', { name }),
+  renameWorkspace: (id: string, name: string) => request<Workspace>('PATCH', ws(id), { name }),
+  switchWorkspace: (id: string) => request<{ current: string }>('POST', `${ws(id)}/switch`),
+
+  getBoard: (wsId: string) => request<Board>('GET', `${ws(wsId)}/board`),
+
+  createBox: (wsId: string, name: string) => request<Box>('POST', `${ws(wsId)}/boxes`, { name }),
+  renameBox: (wsId: string, id: string, name: string) =>
+    request<Box>('PATCH', `${ws(wsId)}/boxes/${seg(id)}`, { name }),
+  reorderBoxes: (wsId: string, ids: string[]) => request<Box[]>('PUT', `${ws(wsId)}/boxes/order`, { ids }),
+  deleteBox: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/boxes/${seg(id)}`),
+
+  createAgent: (wsId: string, agent: NewAgent) => request<Agent>('POST', `${ws(wsId)}/agents`, agent),
+  getAgent: (wsId: string, id: string) => request<Agent>('GET', `${ws(wsId)}/agents/${seg(id)}`),
+  updateAgent: (wsId: string, id: string, patch: AgentPatch) =>
+    request<Agent>('PATCH', `${ws(wsId)}/agents/${seg(id)}`, patch),
+  deleteAgent: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/agents/${seg(id)}`),
+  listSouls: (wsId: string, id: string) => request<SoulVersion[]>('GET', `${ws(wsId)}/agents/${seg(id)}/souls`),
+
+  deriveHandle: (name: string, wsId: string) =>
+    request<{ handle: string }>('GET', `/api/handle?${new URLSearchParams({ name, ws: wsId })}`),
+  listCapabilities: () => request<Capability[]>('GET', '/api/capabilities'),
+};

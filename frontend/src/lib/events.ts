@@ -1,0 +1,94 @@
+// The one live event stream: GET /api/events (Server-Sent Events).
+import type { ChangeEvent } from './types';
+
+export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
+
+export type EventStreamOptions = {
+  onChange: (ev: ChangeEvent) => void;
+  /** Called on every (re)connection after the first: events may have been missed. */
+  onResync?: () => void;
+  onStatus?: (status: StreamStatus) => void;
+  url?: string;
+  /** For tests: the EventSource constructor and the timer functions. */
+  EventSourceImpl?: typeof EventSource;
+  setTimer?: (fn: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+};
+
+const MAX_BACKOFF_MS = 10_000;
+
+/** Parses the data of a `change` event; undefined when it is not one. */
+export function parseChange(data: string): ChangeEvent | undefined {
+  try {
+    const v: unknown = JSON.parse(data);
+    if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (typeof o.workspace === 'string' && typeof o.kind === 'string') {
+        const ev: ChangeEvent = { workspace: o.workspace, kind: o.kind };
+        if (typeof o.id === 'string') ev.id = o.id;
+        return ev;
+      }
+    }
+  } catch {
+    // not JSON: ignored below
+  }
+  return undefined;
+}
+
+/**
+ * Connects to the event stream and keeps it connected: the browser retries a
+ * dropped stream by itself, and when it gives up (CLOSED) we open a new one with
+ * a growing delay. Returns a function that stops it.
+ */
+export function connectEvents(opts: EventStreamOptions): () => void {
+  const ES = opts.EventSourceImpl ?? EventSource;
+  const setTimer = opts.setTimer ?? ((fn: () => void, ms: number) => setTimeout(fn, ms));
+  const clearTimer = opts.clearTimer ?? ((h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>));
+  const url = opts.url ?? '/api/events';
+
+  let source: EventSource | undefined;
+  let timer: unknown;
+  let stopped = false;
+  let connectedOnce = false;
+  let failures = 0;
+
+  const status = (s: StreamStatus) => opts.onStatus?.(s);
+
+  const open = () => {
+    timer = undefined;
+    if (stopped) return;
+    status(connectedOnce ? 'reconnecting' : 'connecting');
+    const es = new ES(url, { withCredentials: true });
+    source = es;
+    es.addEventListener('open', () => {
+      failures = 0;
+      status('live');
+      if (connectedOnce) opts.onResync?.();
+      connectedOnce = true;
+    });
+    es.addEventListener('change', (e: Event) => {
+      const ev = parseChange((e as MessageEvent<string>).data);
+      if (ev) opts.onChange(ev);
+    });
+    es.addEventListener('error', () => {
+      if (stopped || source !== es) return;
+      status('reconnecting');
+      if (es.readyState === ES.CLOSED) {
+        es.close();
+        source = undefined;
+        failures++;
+        const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 5));
+        timer = setTimer(open, delay);
+      }
+    });
+  };
+
+  open();
+
+  return () => {
+    stopped = true;
+    if (timer !== undefined) clearTimer(timer);
+    source?.close();
+    source = undefined;
+  };
+}
