@@ -27,6 +27,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/app"
 	"github.com/rerun-build/rerun-desktop/backend/envconfig"
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
+	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/frontend"
 )
@@ -56,9 +57,9 @@ func main() {
 	var err error
 	switch cmd {
 	case "", "window":
-		err = run(args, true)
+		err = start(args, true)
 	case "serve":
-		err = run(args, false)
+		err = start(args, false)
 	case "version":
 		fmt.Println("rerun", version)
 	case "help":
@@ -73,7 +74,7 @@ func main() {
 	}
 }
 
-func run(args []string, window bool) error {
+func start(args []string, window bool) error {
 	fs := flag.NewFlagSet("rerun", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(os.Stderr, usage) }
 	dataDir := fs.String("data-dir", "", "")
@@ -101,11 +102,19 @@ func run(args []string, window bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	home, err := workspace.Open(ctx, workspace.Config{DataDir: dir, Logger: log})
+	home, err := workspace.Open(ctx, workspace.Config{
+		DataDir: dir, Logger: log, LLM: envconfig.LLM(),
+		Runtime: run.Config{Workers: envconfig.Workers()},
+	})
 	if err != nil {
 		return err
 	}
-	defer home.Close()
+	// Runs execute until shutdown; the databases close after the last one
+	// has stopped (runs cut short resume at the next start).
+	runsCtx, stopRuns := context.WithCancel(context.Background())
+	runsDone := make(chan struct{})
+	go func() { home.Serve(runsCtx); close(runsDone) }()
+	defer func() { stopRuns(); <-runsDone; home.Close() }()
 
 	token := newToken()
 	handler := httpapi.New(httpapi.Config{

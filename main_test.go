@@ -19,7 +19,7 @@ func TestWindowModeWithoutDesktopBuild(t *testing.T) {
 	if app.HasWindow {
 		t.Skip("desktop build")
 	}
-	err := run([]string{"--data-dir", t.TempDir()}, true)
+	err := start([]string{"--data-dir", t.TempDir()}, true)
 	if !errors.Is(err, app.ErrNoWindow) || !strings.Contains(err.Error(), "rerun serve") {
 		t.Errorf("window mode in a headless build: %v, want ErrNoWindow pointing to rerun serve", err)
 	}

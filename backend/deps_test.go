@@ -50,7 +50,8 @@ func loadPackages(t *testing.T) map[string]*pkg {
 			p = &pkg{dir: dir, imports: map[string]string{}}
 			pkgs[dir] = p
 		}
-		if f.Doc != nil && strings.HasPrefix(f.Doc.Text(), "Package "+f.Name.Name+" ") {
+		if f.Doc != nil && (strings.HasPrefix(f.Doc.Text(), "Package "+f.Name.Name+" ") ||
+			f.Name.Name == "main" && strings.HasPrefix(f.Doc.Text(), "Command ")) {
 			p.doc = true
 		}
 		for _, im := range f.Imports {

@@ -8,6 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/rerun-build/rerun-desktop/backend/llm"
 )
 
 // Home is RERUN_HOME: the data directory, overriding the OS default.
@@ -46,4 +50,27 @@ func DataDir(flag string) (string, error) {
 		return filepath.Abs(h)
 	}
 	return DefaultDataDir()
+}
+
+// LLM is the model configuration from the environment: ANTHROPIC_API_KEY,
+// ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL and OLLAMA_HOST (a bare
+// host:port gets http://).
+func LLM() llm.Config {
+	ollama := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	if ollama != "" && !strings.Contains(ollama, "://") {
+		ollama = "http://" + ollama
+	}
+	return llm.Config{
+		AnthropicKey:     strings.TrimSpace(os.Getenv("ANTHROPIC_API_KEY")),
+		AnthropicBaseURL: strings.TrimSpace(os.Getenv("ANTHROPIC_BASE_URL")),
+		OpenAIKey:        strings.TrimSpace(os.Getenv("OPENAI_API_KEY")),
+		OpenAIBaseURL:    strings.TrimSpace(os.Getenv("OPENAI_BASE_URL")),
+		OllamaHost:       ollama,
+	}
+}
+
+// Workers is RERUN_WORKERS: how many runs execute at once (0: the default).
+func Workers() int {
+	n, _ := strconv.Atoi(os.Getenv("RERUN_WORKERS"))
+	return n
 }

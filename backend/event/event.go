@@ -11,11 +11,18 @@ import "sync"
 // KindResync tells a subscriber it missed notices and should reload everything.
 const KindResync = "resync"
 
+// KindDelta is streamed model text: Text holds the next tokens of run ID.
+const KindDelta = "delta"
+
 // Change says that something in a workspace changed.
 type Change struct {
 	Workspace string `json:"workspace"`
 	Kind      string `json:"kind"` // e.g. "agent.updated"
 	ID        string `json:"id,omitempty"`
+	// Agent and Session locate run changes; Text is a delta's text.
+	Agent   string `json:"agent,omitempty"`
+	Session string `json:"session,omitempty"`
+	Text    string `json:"text,omitempty"`
 }
 
 // Bus fans changes out to subscribers. The zero value is ready to use.
@@ -53,7 +60,7 @@ func (b *Bus) Publish(c Change) {
 // Subscribe returns a channel of changes and a function that ends the
 // subscription (and closes the channel).
 func (b *Bus) Subscribe() (<-chan Change, func()) {
-	s := &sub{ch: make(chan Change, 64)}
+	s := &sub{ch: make(chan Change, 256)}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = make(map[*sub]struct{})

@@ -6,10 +6,10 @@ func TestSlowSubscriberGetsResync(t *testing.T) {
 	var b Bus
 	ch, stop := b.Subscribe()
 	defer stop()
-	for i := 0; i < 100; i++ { // more than the buffer: the writer must not block
+	for i := 0; i < 300; i++ { // more than the buffer: the writer must not block
 		b.Publish(Change{Workspace: "ws", Kind: "agent.updated"})
 	}
-	for i := 0; i < 64; i++ {
+	for i := 0; i < 256; i++ {
 		<-ch
 	}
 	b.Publish(Change{Workspace: "ws", Kind: "box.created"})

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"encoding/json"
+
 	"fmt"
+	"github.com/rerun-build/rerun-desktop/backend/event"
 	"net/http"
 	"time"
 )
@@ -46,8 +48,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			data, _ := json.Marshal(c)
-			if !send("event: change\ndata: %s\n\n", data) {
+			if !send("%s", frame(c)) {
 				return
 			}
 		case <-tick.C:
@@ -56,4 +57,21 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// frame renders one change as an SSE event: deltas as "delta" events
+// ({workspace, run, agent, session, text}), everything else as "change".
+func frame(c event.Change) string {
+	if c.Kind == event.KindDelta {
+		data, _ := json.Marshal(struct {
+			Workspace string `json:"workspace"`
+			Run       string `json:"run"`
+			Agent     string `json:"agent"`
+			Session   string `json:"session"`
+			Text      string `json:"text"`
+		}{c.Workspace, c.ID, c.Agent, c.Session, c.Text})
+		return "event: delta\ndata: " + string(data) + "\n\n"
+	}
+	data, _ := json.Marshal(c)
+	return "event: change\ndata: " + string(data) + "\n\n"
 }

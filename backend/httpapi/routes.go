@@ -6,6 +6,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -61,6 +62,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/capabilities", endpoint(s, 200, func(context.Context, *http.Request, none) ([]agent.Capability, error) {
 		return agent.Capabilities, nil
 	}))
+	s.runRoutes()
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API route: "+r.Method+" "+r.URL.Path)
@@ -116,9 +118,10 @@ func inWorkspace[In, Out any](s *Server, status int, call func(context.Context, 
 
 // Board is everything the board draws for one workspace.
 type Board struct {
-	Workspace workspace.Info `json:"workspace"`
-	Boxes     []box.Box      `json:"boxes"`
-	Agents    []agent.Agent  `json:"agents"`
+	Workspace workspace.Info          `json:"workspace"`
+	Boxes     []box.Box               `json:"boxes"`
+	Agents    []agent.Agent           `json:"agents"`
+	Activity  map[string]run.Activity `json:"activity"` // by agent id: running now, last result
 }
 
 func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (Board, error) {
@@ -130,7 +133,11 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 	if err != nil {
 		return Board{}, err
 	}
-	return Board{ws.Info(), boxes, agents}, nil
+	activity, err := ws.Runs.Activity(ctx)
+	if err != nil {
+		return Board{}, err
+	}
+	return Board{ws.Info(), boxes, agents, activity}, nil
 }
 
 // suggestHandle previews the handle a new agent would get (?name=, ?ws=,

@@ -32,15 +32,22 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
-// Config says where the workspaces live.
+// Config says where the workspaces live and how agents run.
 type Config struct {
 	// DataDir is the data directory (required; see envconfig.DataDir).
 	DataDir string
 	// Logger receives operational logs; nil discards them.
 	Logger *slog.Logger
+	// LLM is the model configuration from the environment
+	// (envconfig.LLM); keys entered in the app are added to it.
+	LLM llm.Config
+	// Runtime tunes the run workers of every workspace.
+	Runtime run.Config
 }
 
 // Info names a workspace.
@@ -56,6 +63,7 @@ type Workspace struct {
 	DB     *store.DB
 	Boxes  *box.Service
 	Agents *agent.Service
+	Runs   *run.Service
 
 	mu   sync.Mutex
 	info Info
@@ -71,13 +79,16 @@ func (w *Workspace) Info() Info {
 // Home is an open data directory: every workspace in it, and the change bus
 // they all publish on.
 type Home struct {
-	cfg Config
-	log *slog.Logger
-	bus event.Bus
+	cfg    Config
+	log    *slog.Logger
+	bus    event.Bus
+	models *Models
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
 	current string
+	serving context.Context // set by Serve: workspaces created later start serving too
+	group   sync.WaitGroup
 }
 
 // DefaultWorkspaceName and DefaultBoxName are what a first start creates.
@@ -100,6 +111,11 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	models, err := openModels(cfg.DataDir, cfg.LLM)
+	if err != nil {
+		return nil, err
+	}
+	h.models = models
 	entries, err := os.ReadDir(h.workspacesDir())
 	if err != nil {
 		return nil, fmt.Errorf("read data directory: %w", err)
@@ -129,6 +145,34 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	}
 	log.Info("workspaces open", "dir", cfg.DataDir, "count", len(h.open), "current", h.current)
 	return h, nil
+}
+
+// Models is the model configuration shared by every workspace.
+func (h *Home) Models() *Models { return h.models }
+
+// Serve executes the runs of every workspace (and of those created later)
+// until ctx is cancelled, then waits for them to stop.
+func (h *Home) Serve(ctx context.Context) error {
+	h.mu.Lock()
+	h.serving = ctx
+	for _, w := range h.open {
+		h.serve(ctx, w)
+	}
+	h.mu.Unlock()
+	<-ctx.Done()
+	h.group.Wait()
+	return nil
+}
+
+// serve starts w's run workers; h.mu is held.
+func (h *Home) serve(ctx context.Context, w *Workspace) {
+	h.group.Add(1)
+	go func() {
+		defer h.group.Done()
+		if err := w.Runs.Serve(ctx); err != nil {
+			h.log.Error("run workers stopped", "workspace", w.Info().ID, "err", err)
+		}
+	}()
 }
 
 // DataDir is the data directory.
@@ -205,6 +249,10 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Agents: agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
 		info:   Info{ID: id},
 	}
+	w.Runs = run.NewService(run.Deps{
+		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: h.models, Bus: &h.bus,
+		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
+	}, h.cfg.Runtime)
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
@@ -214,6 +262,9 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.info.Name, w.info.CreatedAt = name, store.ParseTime(created)
 	h.mu.Lock()
 	h.open[id] = w
+	if h.serving != nil {
+		h.serve(h.serving, w)
+	}
 	h.mu.Unlock()
 	return w, nil
 }

@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
+)
+
+// runRoutes are the agent runtime's routes: chat, sessions, runs, models.
+func (s *Server) runRoutes() {
+	m := s.mux
+	m.HandleFunc("POST /api/workspaces/{ws}/agents/{id}/messages", inWorkspace(s, http.StatusAccepted, s.sendMessage))
+	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/sessions", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]run.Session, error) {
+		if _, err := ws.Agents.Get(ctx, r.PathValue("id")); err != nil {
+			return nil, err
+		}
+		return ws.Runs.Sessions(ctx, r.PathValue("id"), run.SourceChat)
+	}))
+	m.HandleFunc("POST /api/workspaces/{ws}/agents/{id}/sessions", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ struct{}) (run.Session, error) {
+		return ws.Runs.NewSession(ctx, r.PathValue("id"), run.SourceChat, "")
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/sessions/{sid}", inWorkspace(s, 200, s.transcript))
+	m.HandleFunc("PATCH /api/workspaces/{ws}/sessions/{sid}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in run.SessionUpdate) (run.Session, error) {
+		return ws.Runs.UpdateSession(ctx, r.PathValue("sid"), in)
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/runs", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]run.Run, error) {
+		if _, err := ws.Agents.Get(ctx, r.PathValue("id")); err != nil {
+			return nil, err
+		}
+		o := run.ListOptions{AgentID: r.PathValue("id")}
+		q := r.URL.Query()
+		if v := q.Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, fault.Invalid("limit %q must be a positive number", v)
+			}
+			o.Limit = n
+		}
+		if v := q.Get("before"); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				return nil, fault.Invalid("before %q must be an RFC 3339 time, e.g. 2026-11-30T09:00:00Z", v)
+			}
+			o.Before = t
+		}
+		return ws.Runs.List(ctx, o)
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/usage", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]run.DayUsage, error) {
+		if _, err := ws.Agents.Get(ctx, r.PathValue("id")); err != nil {
+			return nil, err
+		}
+		days, _ := strconv.Atoi(r.URL.Query().Get("days"))
+		return ws.Runs.Usage(ctx, r.PathValue("id"), days)
+	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/runs/{rid}", inWorkspace(s, 200, s.runLog))
+	m.HandleFunc("POST /api/workspaces/{ws}/runs/{rid}/cancel", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (run.Run, error) {
+		return ws.Runs.Cancel(ctx, r.PathValue("rid"))
+	}))
+
+	m.HandleFunc("GET /api/models", endpoint(s, 200, func(context.Context, *http.Request, none) (any, error) {
+		list := s.cfg.Home.Models().Configured()
+		if list == nil {
+			list = []llm.ProviderInfo{}
+		}
+		def := map[string]string{"provider": "", "model": ""}
+		if _, p, model, err := s.cfg.Home.Models().Pick("", ""); err == nil {
+			def["provider"], def["model"] = p, model
+		}
+		return map[string]any{"providers": list, "default": def}, nil
+	}))
+	m.HandleFunc("GET /api/settings/models", endpoint(s, 200, func(context.Context, *http.Request, none) ([]workspace.ProviderSetting, error) {
+		return s.cfg.Home.Models().Settings(), nil
+	}))
+	m.HandleFunc("PUT /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, in struct {
+		APIKey  string `json:"api_key"`
+		BaseURL string `json:"base_url"`
+	}) ([]workspace.ProviderSetting, error) {
+		if err := s.cfg.Home.Models().Save(r.PathValue("provider"), in.APIKey, in.BaseURL); err != nil {
+			return nil, err
+		}
+		s.log.Info("model provider saved", "provider", r.PathValue("provider"), "key_set", in.APIKey != "")
+		return s.cfg.Home.Models().Settings(), nil
+	}))
+	m.HandleFunc("DELETE /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) ([]workspace.ProviderSetting, error) {
+		if err := s.cfg.Home.Models().Forget(r.PathValue("provider")); err != nil {
+			return nil, err
+		}
+		return s.cfg.Home.Models().Settings(), nil
+	}))
+}
+
+type messageBody struct {
+	Text      string `json:"text"`
+	SessionID string `json:"session_id"`
+}
+
+// sendMessage starts a chat run: the agent answers in the background, its
+// text streaming on /api/events.
+func (s *Server) sendMessage(ctx context.Context, ws *workspace.Workspace, r *http.Request, in messageBody) (run.Run, error) {
+	agentID := r.PathValue("id")
+	if _, err := ws.Agents.Get(ctx, agentID); err != nil {
+		return run.Run{}, err
+	}
+	sid := in.SessionID
+	if sid == "" {
+		sess, err := ws.Runs.ChatSession(ctx, agentID)
+		if err != nil {
+			return run.Run{}, err
+		}
+		sid = sess.ID
+	}
+	return ws.Runs.Start(ctx, agentID, sid, run.SourceChat, in.Text, run.StartOptions{From: "you"})
+}
+
+// RunDetail is a run with everything it did. Its Steps list shadows the
+// run's step count in JSON (the shallower field wins): the count is its length.
+type RunDetail struct {
+	run.Run
+	Steps    []run.Step `json:"steps"`
+	Children []run.Run  `json:"children,omitempty"`
+}
+
+func (s *Server) transcript(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (any, error) {
+	sess, err := ws.Runs.Session(ctx, r.PathValue("sid"))
+	if err != nil {
+		return nil, err
+	}
+	runs, err := ws.Runs.List(ctx, run.ListOptions{SessionID: sess.ID, Limit: 1000})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunDetail, 0, len(runs))
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first
+		steps, err := ws.Runs.Steps(ctx, runs[i].ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, RunDetail{Run: runs[i], Steps: steps})
+	}
+	return map[string]any{"session": sess, "runs": out}, nil
+}
+
+func (s *Server) runLog(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (RunDetail, error) {
+	rn, err := ws.Runs.Get(ctx, r.PathValue("rid"))
+	if err != nil {
+		return RunDetail{}, err
+	}
+	steps, err := ws.Runs.Steps(ctx, rn.ID)
+	if err != nil {
+		return RunDetail{}, err
+	}
+	children, err := ws.Runs.Children(ctx, rn.ID)
+	if err != nil {
+		return RunDetail{}, err
+	}
+	return RunDetail{Run: rn, Steps: steps, Children: children}, nil
+}

@@ -1,0 +1,135 @@
+package llmtest_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
+)
+
+func user(s string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: s}}}
+}
+
+// TestServeEcho runs the standalone server the way cmd/fakellm does and
+// talks to it with both real providers.
+func TestServeEcho(t *testing.T) {
+	srv, err := llmtest.Serve("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	long := strings.Repeat("x", 300)
+	providers := []llm.Provider{
+		llm.NewAnthropic(llm.AnthropicConfig{APIKey: "k", BaseURL: srv.AnthropicURL()}),
+		llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: srv.OpenAIURL()}),
+	}
+	for _, p := range providers {
+		t.Run(p.Name(), func(t *testing.T) {
+			ctx := context.Background()
+			var deltas []string
+			resp, err := p.Chat(ctx, llm.Request{Model: "echo", Messages: []llm.Message{user("hello there, fake model")}},
+				func(d llm.Delta) { deltas = append(deltas, d.Text) })
+			if err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			if want := "You said: hello there, fake model"; resp.Text() != want || strings.Join(deltas, "") != want {
+				t.Errorf("text: got %q (deltas %q), want %q", resp.Text(), deltas, want)
+			}
+			if len(deltas) < 2 {
+				t.Errorf("deltas: got %d, want the text in several chunks", len(deltas))
+			}
+			if resp.Usage.InputTokens == 0 || resp.Usage.OutputTokens == 0 {
+				t.Errorf("usage: got %+v, want non-zero", resp.Usage)
+			}
+
+			conv := []llm.Message{user(`use tool search {"q": "rerun"}`)}
+			resp, err = p.Chat(ctx, llm.Request{Model: "echo", Messages: conv}, nil)
+			if err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			calls := resp.ToolCalls()
+			var args map[string]string
+			if len(calls) == 1 {
+				json.Unmarshal(calls[0].Input, &args)
+			}
+			if len(calls) != 1 || calls[0].ToolName != "search" || args["q"] != "rerun" || resp.StopReason != llm.StopToolUse {
+				t.Fatalf("tool call: got %+v stop %q, want search {\"q\": \"rerun\"}", calls, resp.StopReason)
+			}
+
+			conv = append(conv,
+				llm.Message{Role: llm.RoleAssistant, Parts: calls},
+				llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartToolResult, ToolCallID: calls[0].ToolCallID, Output: long}}})
+			resp, err = p.Chat(ctx, llm.Request{Model: "echo", Messages: conv}, nil)
+			if err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			if want := "Tool said: " + long[:200]; resp.Text() != want {
+				t.Errorf("text: got %q, want %q", resp.Text(), want)
+			}
+		})
+	}
+}
+
+func TestUnknownRoute(t *testing.T) {
+	srv := llmtest.New(t)
+	res, err := http.Get(srv.URL() + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != http.StatusNotFound || !strings.Contains(body.Error.Message, "no route") {
+		t.Errorf("got %d %q, want 404 no route", res.StatusCode, body.Error.Message)
+	}
+}
+
+func TestScriptOrderAcrossAPIs(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script(llmtest.Text("first"), llmtest.Text("second"))
+	a := llm.NewAnthropic(llm.AnthropicConfig{APIKey: "k", BaseURL: srv.AnthropicURL()})
+	o := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: srv.OpenAIURL()})
+	var got []string
+	for _, p := range []llm.Provider{o, a} {
+		resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{user("hi")}}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name(), err)
+		}
+		got = append(got, resp.Text())
+	}
+	if !reflect.DeepEqual(got, []string{"first", "second"}) {
+		t.Errorf("answers: got %q, want first then second", got)
+	}
+	if srv.Remaining() != 0 {
+		t.Errorf("Remaining: got %d, want 0", srv.Remaining())
+	}
+	if apis := []string{srv.Requests()[0].API, srv.Requests()[1].API}; !reflect.DeepEqual(apis, []string{"openai", "anthropic"}) {
+		t.Errorf("recorded APIs: got %v", apis)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	cases := []struct {
+		in   string
+		n    int
+		want []string
+	}{
+		{"", 4, nil},
+		{"one", 4, []string{"one"}},
+		{"a b c", 4, []string{"a ", "b ", "c"}},
+		{"a b c d e f g h", 4, []string{"a b ", "c d ", "e f ", "g h"}},
+	}
+	for _, tc := range cases {
+		if got := llmtest.Split(tc.in, tc.n); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Split(%q, %d): got %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package run
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/prompt"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// interruptedOutput is what the model is told about a tool call whose result
+// was never recorded (the app stopped or the run was cancelled while it ran).
+const interruptedOutput = "interrupted: Rerun stopped while this tool was running, so its result is unknown and it was not run again. Check its effect before repeating it."
+
+// sessionSteps are the steps of a session's runs, in order, from the run after
+// the latest compaction up to and including run upto.
+type sessionSteps struct {
+	summary string
+	runs    []string // run ids, in order
+	steps   map[string][]Step
+}
+
+func (s *Service) loadSession(ctx context.Context, sessionID string, upto Run) (sessionSteps, error) {
+	out := sessionSteps{steps: map[string][]Step{}}
+	var compact string
+	err := s.db.QueryRowContext(ctx, `SELECT st.data FROM steps st JOIN runs r ON r.id = st.run_id
+		WHERE r.session_id = ? AND st.kind = 'compact' AND r.created_at <= ?
+		ORDER BY r.created_at DESC, st.seq DESC LIMIT 1`, sessionID, store.FormatTime(upto.CreatedAt)).Scan(&compact)
+	after := ""
+	if err == nil {
+		var c CompactData
+		json.Unmarshal([]byte(compact), &c)
+		out.summary = c.Summary
+		if through, err := s.Get(ctx, c.Through); err == nil {
+			after = store.FormatTime(through.CreatedAt)
+		}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return out, fmt.Errorf("read compaction: %w", err)
+	}
+	steps, err := store.Query(ctx, s.db, scanStep, `SELECT st.run_id, st.seq, st.kind, st.data, st.input_tokens, st.output_tokens, st.cost_usd, st.started_at, st.ended_at FROM steps st JOIN runs r ON r.id = st.run_id
+		WHERE r.session_id = ? AND r.created_at <= ? AND r.created_at > ? AND (r.status != 'queued' OR r.id = ?)
+		ORDER BY r.created_at, r.id, st.seq`, sessionID, store.FormatTime(upto.CreatedAt), after, upto.ID)
+	if err != nil {
+		return out, fmt.Errorf("read session history: %w", err)
+	}
+	for _, st := range steps {
+		if _, seen := out.steps[st.RunID]; !seen {
+			out.runs = append(out.runs, st.RunID)
+		}
+		out.steps[st.RunID] = append(out.steps[st.RunID], st)
+	}
+	return out, nil
+}
+
+// messages turns steps into the conversation the model sees. Every tool_use
+// gets a tool_result (an interrupted one when none was recorded), and
+// consecutive messages of one role are merged, as both APIs require.
+func messages(summary string, runs []string, steps map[string][]Step) []llm.Message {
+	var msgs []llm.Message
+	add := func(role llm.Role, parts ...llm.Part) {
+		if len(parts) == 0 {
+			return
+		}
+		if n := len(msgs); n > 0 && msgs[n-1].Role == role {
+			msgs[n-1].Parts = append(msgs[n-1].Parts, parts...)
+			return
+		}
+		msgs = append(msgs, llm.Message{Role: role, Parts: parts})
+	}
+	if summary != "" {
+		add(llm.RoleUser, llm.Part{Type: llm.PartText, Text: "Summary of the earlier part of this conversation:\n\n" + summary})
+	}
+	for _, id := range runs {
+		var pending []ToolCall // asked for, no result yet
+		flush := func() {
+			for _, c := range pending {
+				add(llm.RoleUser, llm.Part{Type: llm.PartToolResult, ToolCallID: c.ID, ToolName: c.Name, Output: interruptedOutput, IsError: true})
+			}
+			pending = nil
+		}
+		for _, st := range steps[id] {
+			switch st.Kind {
+			case StepInput:
+				var d InputData
+				json.Unmarshal(st.Data, &d)
+				text := d.Text
+				if d.From != "" && d.From != "you" {
+					text = fmt.Sprintf("[message from %s]\n%s", d.From, d.Text)
+				}
+				flush()
+				add(llm.RoleUser, llm.Part{Type: llm.PartText, Text: text})
+			case StepModel:
+				var d ModelData
+				json.Unmarshal(st.Data, &d)
+				flush()
+				var parts []llm.Part
+				if d.Text != "" {
+					parts = append(parts, llm.Part{Type: llm.PartText, Text: d.Text})
+				}
+				for _, c := range d.ToolCalls {
+					parts = append(parts, llm.Part{Type: llm.PartToolUse, ToolCallID: c.ID, ToolName: c.Name, Input: c.Input})
+				}
+				add(llm.RoleAssistant, parts...)
+				pending = append(pending, d.ToolCalls...)
+			case StepToolResult:
+				var d ToolResultData
+				json.Unmarshal(st.Data, &d)
+				for i, c := range pending {
+					if c.ID == d.ID {
+						pending = append(pending[:i], pending[i+1:]...)
+						break
+					}
+				}
+				add(llm.RoleUser, llm.Part{Type: llm.PartToolResult, ToolCallID: d.ID, ToolName: d.Name, Output: d.Output, IsError: d.IsError})
+			}
+		}
+		flush()
+	}
+	return msgs
+}
+
+// estimateTokens is a rough size of a conversation: about 4 bytes a token.
+func estimateTokens(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			n += len(p.Text) + len(p.Input) + len(p.Output) + 16
+		}
+	}
+	return n / 4
+}
+
+// history is the conversation for the run's next model call. When the session
+// has grown past the budget, older runs are first summarised by the model
+// and the summary stored as a compact step, so a session never outgrows the
+// model's context.
+func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerName, model string) ([]llm.Message, error) {
+	ss, err := s.loadSession(ctx, r.SessionID, *r)
+	if err != nil {
+		return nil, err
+	}
+	msgs := messages(ss.summary, ss.runs, ss.steps)
+	if estimateTokens(msgs) <= s.cfg.HistoryBudget || len(ss.runs) < 3 {
+		return msgs, nil
+	}
+	// Keep the previous run and this one verbatim; summarise the rest.
+	older := ss.runs[:len(ss.runs)-2]
+	through := older[len(older)-1]
+	old := messages(ss.summary, older, ss.steps)
+	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: prompt.CompactInstruction}}})
+	started := s.now()
+	resp, err := p.Chat(ctx, llm.Request{Model: model, System: "You write faithful, compact summaries of conversations.",
+		Messages: mergeRoles(old), MaxTokens: 2048}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("summarise older turns: %w", err)
+	}
+	usd, known := s.models.Cost(model, resp.Usage)
+	if err := s.record(ctx, r, StepCompact, CompactData{Summary: resp.Text(), Through: through}, started,
+		&stepCost{resp.Usage, usd, known, providerName, model}); err != nil {
+		return nil, err
+	}
+	kept := ss.runs[len(ss.runs)-2:]
+	return messages(resp.Text(), kept, ss.steps), nil
+}
+
+// mergeRoles merges consecutive messages of one role.
+func mergeRoles(in []llm.Message) []llm.Message {
+	var out []llm.Message
+	for _, m := range in {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Parts = append(out[n-1].Parts, m.Parts...)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}

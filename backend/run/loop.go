@@ -1,0 +1,435 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/prompt"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/tool"
+)
+
+// maxToolOutput bounds what one tool result hands back to the model.
+const maxToolOutput = 64 << 10
+
+// Serve executes runs until ctx is cancelled. It first resumes the runs a
+// crash left running, then takes queued runs as workers free up, never two of
+// one session at once. On return every run it started has stopped; runs cut
+// short by the shutdown stay "running" and resume at the next Serve.
+func (s *Service) Serve(ctx context.Context) error {
+	if err := s.resume(ctx); err != nil {
+		return err
+	}
+	s.wake()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			for _, cancel := range s.active {
+				cancel(errShutdown)
+			}
+			s.mu.Unlock()
+			s.wg.Wait()
+			return nil
+		case <-s.kick:
+		case <-tick.C:
+		}
+		if err := s.dispatch(ctx); err != nil {
+			s.log.Error("dispatch runs", "err", err)
+		}
+	}
+}
+
+// resume restarts the runs that were running when the app stopped. A run
+// called by another run is not resumed on its own: its caller is told the
+// call was interrupted, so the child ends as failed.
+func (s *Service) resume(ctx context.Context) error {
+	running, err := s.runsWhere(ctx, `status = 'running'`)
+	if err != nil {
+		return fmt.Errorf("find runs to resume: %w", err)
+	}
+	for _, r := range running {
+		if r.ParentRunID != "" {
+			if err := s.finish(ctx, r.ID, Failed, "", "interrupted by a restart while another agent waited for it",
+				ErrorData{"interrupted by a restart; the calling run was told"}); err != nil {
+				return err
+			}
+			continue
+		}
+		s.log.Info("resuming run", "run", r.ID, "agent", r.AgentID, "steps", r.Steps)
+		s.launch(ctx, r)
+	}
+	return nil
+}
+
+// runsWhere lists runs matching a fixed condition, oldest first.
+func (s *Service) runsWhere(ctx context.Context, where string) ([]Run, error) {
+	return store.Query(ctx, s.db, scanRun, `SELECT `+runColumns+` FROM runs WHERE `+where+` ORDER BY created_at`)
+}
+
+// dispatch starts queued runs while workers are free, oldest first, skipping
+// sessions that already have a run executing.
+func (s *Service) dispatch(ctx context.Context) error {
+	s.mu.Lock()
+	free := s.cfg.Workers - len(s.active)
+	s.mu.Unlock()
+	if free <= 0 {
+		return nil
+	}
+	queued, err := s.runsWhere(ctx, `status = 'queued' AND parent_run_id = ''`)
+	if err != nil {
+		return err
+	}
+	for _, r := range queued {
+		if free == 0 {
+			break
+		}
+		s.mu.Lock()
+		busy := s.sessions[r.SessionID]
+		s.mu.Unlock()
+		if busy {
+			continue
+		}
+		s.launch(ctx, r)
+		free--
+	}
+	return nil
+}
+
+// launch executes r on its own goroutine.
+func (s *Service) launch(ctx context.Context, r Run) {
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.active[r.ID] = cancel
+	s.sessions[r.SessionID] = true
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			cancel(nil)
+			s.mu.Lock()
+			delete(s.active, r.ID)
+			delete(s.sessions, r.SessionID)
+			s.mu.Unlock()
+			s.wake()
+		}()
+		s.execute(runCtx, r)
+	}()
+}
+
+// execute drives one run to its end (or to the app's shutdown).
+func (s *Service) execute(ctx context.Context, r Run) {
+	bg := context.WithoutCancel(ctx) // bookkeeping must outlive a cancel
+	if r.Status != Running {
+		now := s.now()
+		r.Status, r.StartedAt = Running, &now
+		if _, err := s.db.ExecContext(bg, `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?) WHERE id = ?`,
+			store.FormatTime(now), r.ID); err != nil {
+			s.log.Error("start run", "run", r.ID, "err", err)
+			return
+		}
+		s.publish("run.updated", r)
+	}
+	deadline := r.StartedAt.Add(s.cfg.MaxDuration)
+	ctx, stop := context.WithDeadlineCause(ctx, deadline, errTimeLimit)
+	defer stop()
+
+	status, output, closing := s.loop(ctx, &r)
+	if status == "" { // shutdown: leave it running, it resumes next start
+		return
+	}
+	errMsg := ""
+	if e, ok := closing.(ErrorData); ok {
+		errMsg = e.Message
+	}
+	if err := s.finish(bg, r.ID, status, output, errMsg, closing); err != nil {
+		s.log.Error("finish run", "run", r.ID, "err", err)
+	}
+	s.log.Info("run ended", "run", r.ID, "agent", r.AgentID, "status", status, "steps", r.Steps)
+}
+
+var errTimeLimit = errors.New("time limit")
+
+// stopped translates a cancelled context into how the run ends; "" means the
+// app is shutting down.
+func (s *Service) stopped(ctx context.Context) (Status, any) {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errShutdown):
+		return "", nil
+	case errors.Is(cause, errTimeLimit):
+		return Failed, ErrorData{fmt.Sprintf("the run reached its time limit of %s and was stopped", s.cfg.MaxDuration)}
+	default:
+		return Cancelled, CancelData{Reason: "stopped by you"}
+	}
+}
+
+// loop alternates model turns and tool calls until the model answers without
+// calling a tool. It returns how the run ends and its closing step.
+func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
+	bg := context.WithoutCancel(ctx)
+	a, err := s.agents.Get(bg, r.AgentID)
+	if err != nil {
+		return Failed, "", ErrorData{"the agent no longer exists"}
+	}
+	sess, err := s.Session(bg, r.SessionID)
+	if err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	}
+	if err := s.closeInterrupted(bg, r); err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	}
+	tools := tool.ForCapabilities(a.Capabilities)
+	specs := make([]llm.ToolSpec, len(tools))
+	for i, t := range tools {
+		specs[i] = llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema}
+	}
+	caller := &agentCaller{s: s, run: r}
+	env := s.toolEnv(a, caller)
+
+	wantProvider, wantModel := a.Provider, a.Model
+	if sess.Provider != "" || sess.Model != "" {
+		wantProvider, wantModel = sess.Provider, sess.Model
+	}
+	for {
+		if ctx.Err() != nil {
+			st, closing := s.stopped(ctx)
+			return st, "", closing
+		}
+		if r.Steps >= s.cfg.MaxSteps {
+			return Failed, "", ErrorData{fmt.Sprintf("the run reached its limit of %d steps and was stopped; ask again to continue", s.cfg.MaxSteps)}
+		}
+		p, providerName, model, err := s.models.Pick(wantProvider, wantModel)
+		if err != nil {
+			return Failed, "", ErrorData{err.Error()}
+		}
+		msgs, err := s.history(ctx, r, p, providerName, model)
+		if err != nil {
+			if ctx.Err() != nil {
+				st, closing := s.stopped(ctx)
+				return st, "", closing
+			}
+			return Failed, "", ErrorData{err.Error()}
+		}
+		system := s.system(bg, a)
+		started := s.now()
+		resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: msgs, Tools: specs, MaxTokens: s.cfg.MaxTokens},
+			func(d llm.Delta) {
+				if s.bus != nil && d.Text != "" {
+					s.bus.Publish(event.Change{Workspace: s.workspace, Kind: event.KindDelta, ID: r.ID, Agent: r.AgentID, Session: r.SessionID, Text: d.Text})
+				}
+			})
+		if err != nil {
+			if ctx.Err() != nil {
+				st, closing := s.stopped(ctx)
+				return st, "", closing
+			}
+			return Failed, "", ErrorData{fmt.Sprintf("the model call failed: %v", err)}
+		}
+		usd, known := s.models.Cost(model, resp.Usage)
+		md := ModelData{Text: resp.Text(), StopReason: resp.StopReason, Provider: providerName, Model: model, Usage: resp.Usage, CostKnown: known, ToolCalls: []ToolCall{}}
+		for _, c := range resp.ToolCalls() {
+			md.ToolCalls = append(md.ToolCalls, ToolCall{ID: c.ToolCallID, Name: c.ToolName, Input: c.Input})
+		}
+		if err := s.record(bg, r, StepModel, md, started, &stepCost{resp.Usage, usd, known, providerName, model}); err != nil {
+			return Failed, "", ErrorData{err.Error()}
+		}
+		if len(md.ToolCalls) == 0 {
+			return Done, md.Text, nil
+		}
+		for _, c := range md.ToolCalls {
+			if ctx.Err() != nil {
+				break // the next turn of the loop records the cancel; this call stays unanswered → interrupted
+			}
+			if err := s.callTool(ctx, r, tools, env, caller, c); err != nil {
+				return Failed, "", ErrorData{err.Error()}
+			}
+		}
+	}
+}
+
+// closeInterrupted records a result for a tool call left without one by a
+// crash, so the model hears it was interrupted rather than the app silently
+// running it again.
+func (s *Service) closeInterrupted(ctx context.Context, r *Run) error {
+	steps, err := s.Steps(ctx, r.ID)
+	if err != nil {
+		return err
+	}
+	answered := map[string]bool{}
+	var open []ToolCall
+	for _, st := range steps {
+		switch st.Kind {
+		case StepToolResult:
+			var d ToolResultData
+			json.Unmarshal(st.Data, &d)
+			answered[d.ID] = true
+		case StepToolCall:
+			var c ToolCall
+			json.Unmarshal(st.Data, &c)
+			open = append(open, c)
+		}
+	}
+	for _, c := range open {
+		if answered[c.ID] {
+			continue
+		}
+		s.log.Warn("tool call interrupted by a restart", "run", r.ID, "tool", c.Name)
+		if err := s.record(ctx, r, StepToolResult, ToolResultData{ID: c.ID, Name: c.Name, Output: interruptedOutput, IsError: true}, s.now(), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callTool records the call, runs the tool, and records its result.
+func (s *Service) callTool(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, c ToolCall) error {
+	bg := context.WithoutCancel(ctx)
+	started := s.now()
+	if err := s.record(bg, r, StepToolCall, c, started, nil); err != nil {
+		return err
+	}
+	res := ToolResultData{ID: c.ID, Name: c.Name}
+	t, ok := tool.Find(tools, c.Name)
+	if !ok {
+		res.Output, res.IsError = fmt.Sprintf("there is no tool named %q; use one of the tools listed", c.Name), true
+	} else {
+		caller.mu.Lock()
+		caller.child = ""
+		caller.mu.Unlock()
+		input := c.Input
+		if len(input) == 0 {
+			input = json.RawMessage(`{}`)
+		}
+		out, err := t.Run(ctx, env, input)
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			return nil // unrecorded: the resumed run reports it as interrupted
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				out = "stopped: the run was cancelled while this tool ran"
+			} else {
+				out = err.Error()
+			}
+			res.IsError = true
+		}
+		res.Output = capOutput(out)
+		caller.mu.Lock()
+		res.ChildRunID = caller.child
+		caller.mu.Unlock()
+	}
+	return s.record(bg, r, StepToolResult, res, started, nil)
+}
+
+func capOutput(s string) string {
+	if len(s) <= maxToolOutput {
+		return s
+	}
+	return s[:maxToolOutput] + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-maxToolOutput)
+}
+
+// system assembles the agent's system prompt.
+func (s *Service) system(ctx context.Context, a agent.Agent) string {
+	boxName := ""
+	if b, err := s.boxes.Get(ctx, a.BoxID); err == nil {
+		boxName = b.Name
+	}
+	return prompt.System(prompt.Input{
+		Name: a.Name, Handle: a.Handle, Box: boxName, Soul: a.Soul,
+		Guide: tool.Guide(a.Capabilities), Now: s.cfg.Now().In(s.cfg.Location),
+	})
+}
+
+func (s *Service) toolEnv(a agent.Agent, caller *agentCaller) *tool.Env {
+	dir := s.agents.Dir(a.ID)
+	return &tool.Env{
+		AgentID: a.ID, AgentName: a.Name, AgentHandle: a.Handle,
+		FilesDir: filepath.Join(dir, "files"), SharedDir: s.sharedDir,
+		AgentDB: filepath.Join(dir, "agent.db"), SharedDB: s.sharedDB,
+		Souls: soulWriter{s.agents}, Agents: caller,
+	}
+}
+
+type soulWriter struct{ agents *agent.Service }
+
+func (w soulWriter) UpdateSoul(ctx context.Context, agentID, soul string) error {
+	_, err := w.agents.Update(ctx, agentID, agent.Update{Soul: &soul})
+	return err
+}
+
+// agentCaller lets a run call another agent (call_agent): the callee runs in a
+// new session linked to the caller, inline, and its answer is the tool result.
+type agentCaller struct {
+	s   *Service
+	run *Run
+
+	mu    sync.Mutex
+	child string // the run started by the latest call
+}
+
+func (c *agentCaller) CallAgent(ctx context.Context, handle, message string) (string, error) {
+	s := c.s
+	bg := context.WithoutCancel(ctx)
+	target, err := s.agents.ByHandle(bg, strings.TrimSpace(handle))
+	if err != nil {
+		return "", err
+	}
+	if c.run.Depth+1 > s.cfg.MaxDepth {
+		return "", fmt.Errorf("calls between agents are limited to %d levels; answer with what you have", s.cfg.MaxDepth)
+	}
+	// Refuse cycles: the target must not be the caller or any run above it.
+	for id := c.run.ID; id != ""; {
+		up, err := s.Get(bg, id)
+		if err != nil {
+			return "", err
+		}
+		if up.AgentID == target.ID {
+			return "", fmt.Errorf("@%s is already working on this request further up the chain (a cycle); do not call it again", target.Handle)
+		}
+		id = up.ParentRunID
+	}
+	caller, _ := s.agents.Get(bg, c.run.AgentID)
+	sess, err := s.NewSession(bg, target.ID, SourceAgent, c.run.ID)
+	if err != nil {
+		return "", err
+	}
+	child, err := s.Start(bg, target.ID, sess.ID, SourceAgent, message, StartOptions{From: "@" + caller.Handle, ParentRunID: c.run.ID, Depth: c.run.Depth + 1})
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	c.child = child.ID
+	c.mu.Unlock()
+	childCtx, cancel := context.WithCancelCause(ctx)
+	s.mu.Lock()
+	s.active[child.ID] = cancel
+	s.mu.Unlock()
+	s.execute(childCtx, child) // inline: the caller's worker waits, so nested calls cannot starve the pool
+	cancel(nil)
+	s.mu.Lock()
+	delete(s.active, child.ID)
+	s.mu.Unlock()
+	done, err := s.Get(bg, child.ID)
+	if err != nil {
+		return "", err
+	}
+	switch done.Status {
+	case Done:
+		return done.Output, nil
+	case Running:
+		return "", errors.New("stopped before @" + target.Handle + " answered")
+	default:
+		return "", fmt.Errorf("@%s did not finish (%s): %s", target.Handle, done.Status, done.Error)
+	}
+}

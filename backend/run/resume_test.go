@@ -1,0 +1,156 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
+	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// services opens the run service over an existing workspace folder.
+func services(t testing.TB, dir string, fake *llmtest.Server) (*run.Service, *agent.Service, *box.Service, func()) {
+	return servicesAt(t, dir, fake.OpenAIURL())
+}
+
+func servicesAt(t testing.TB, dir, openaiURL string) (*run.Service, *agent.Service, *box.Service, func()) {
+	db, err := store.Open(context.Background(), filepath.Join(dir, "workspace.db"), store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bus := &event.Bus{}
+	boxes := box.NewService(db, "ws", bus)
+	agents := agent.NewService(db, filepath.Join(dir, "agents"), "ws", bus)
+	svc := run.NewService(run.Deps{DB: db, Workspace: "ws", Agents: agents, Boxes: boxes, Models: openaiModels(t, openaiURL), Bus: bus,
+		SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db")}, run.Config{})
+	return svc, agents, boxes, func() { db.Close() }
+}
+
+// TestCrashChild is the process TestCrashResume kills: it starts a run and
+// serves until it dies.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv("RERUN_CRASH_DIR")
+	if dir == "" {
+		t.Skip("run by TestCrashResume")
+	}
+	svc, _, _, _ := servicesAt(t, dir, os.Getenv("RERUN_CRASH_OPENAI"))
+	ctx := context.Background()
+	sess, err := svc.ChatSession(ctx, os.Getenv("RERUN_CRASH_AGENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Start(ctx, os.Getenv("RERUN_CRASH_AGENT"), sess.ID, run.SourceChat, "run the long job", run.StartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Serve(ctx) // until SIGKILL
+}
+
+// TestCrashResume kills a real process in the middle of a tool call, then
+// restarts the runtime on the same database: the run resumes from its last
+// committed step, the model hears the tool was interrupted, and the command
+// is not run a second time.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	dir := t.TempDir()
+	fake := llmtest.New(t)
+	svc, agents, boxes, closeDB := services(t, dir, fake)
+	_ = svc
+	ctx := context.Background()
+	b, _ := boxes.Create(ctx, "Main")
+	marker := filepath.Join(dir, "ran.txt")
+	a, err := agents.Create(ctx, agent.NewAgent{Name: "Runner", BoxID: b.ID, Capabilities: []string{"shell"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeDB()
+
+	fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "job", Name: "run_command",
+		Args: `{"command":"echo once >> ` + marker + ` && sleep 30"}`}))
+	child := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v")
+	child.Env = append(os.Environ(), "RERUN_CRASH_DIR="+dir, "RERUN_CRASH_OPENAI="+fake.OpenAIURL(), "RERUN_CRASH_AGENT="+a.ID)
+	out, _ := os.Create(filepath.Join(dir, "child.log"))
+	child.Stdout, child.Stderr = out, out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+
+	// Wait until the tool call is committed and the command is running.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, _ := os.ReadFile(marker); len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "child.log"))
+			t.Fatalf("the child never started the command:\n%s", log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+	// The shell's sleep was in the child's process group: make sure it is gone
+	// too, as it would be after a real crash's process-group teardown.
+	exec.Command("pkill", "-f", "sleep 30").Run()
+
+	fake.Script(llmtest.Text("The job was interrupted; I did not rerun it."))
+	svc, _, _, closeDB = services(t, dir, fake)
+	defer closeDB()
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { svc.Serve(serveCtx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	runs, _ := svc.List(ctx, run.ListOptions{AgentID: a.ID})
+	if len(runs) != 1 {
+		t.Fatalf("runs after restart = %d, want 1", len(runs))
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	r, err := svc.Wait(waitCtx, runs[0].ID)
+	if err != nil || r.Status != run.Done {
+		t.Fatalf("resumed run: %s %v %q", r.Status, err, r.Error)
+	}
+	steps, _ := svc.Steps(ctx, r.ID)
+	var kinds []string
+	for _, s := range steps {
+		kinds = append(kinds, s.Kind)
+	}
+	if got := strings.Join(kinds, ","); got != "input,model,tool_call,tool_result,model" {
+		t.Errorf("steps = %s", got)
+	}
+	var res run.ToolResultData
+	json.Unmarshal(steps[3].Data, &res)
+	if !res.IsError || !strings.Contains(res.Output, "interrupted") {
+		t.Errorf("tool result after the crash = %+v, want interrupted", res)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "once\n" {
+		t.Errorf("the command ran %q: it must not run again after the crash", b)
+	}
+	reqs := fake.Requests()
+	last := reqs[len(reqs)-1]
+	found := false
+	for _, m := range last.Messages {
+		for _, tr := range m.ToolResults {
+			found = found || (tr.ToolCallID == "job" && strings.Contains(tr.Content, "interrupted"))
+		}
+	}
+	if !found {
+		t.Error("the model was not told the tool call was interrupted")
+	}
+}

@@ -1,0 +1,73 @@
+package tool
+
+import (
+	"slices"
+	"strings"
+)
+
+// Catalog returns every tool of the families this package implements, in a
+// stable order: families in the order of agent.Capabilities, tools in the
+// order each family declares them. Each call builds fresh values, so callers
+// may not share state through them.
+func Catalog() []Tool {
+	var all []Tool
+	for _, family := range [][]Tool{filesTools(), shellTools(), databaseTools(), soulTools(), agentsTools(), webTools()} {
+		all = append(all, family...)
+	}
+	return all
+}
+
+// ForCapabilities returns the tools of the enabled capability ids, in
+// Catalog order. Unknown ids and families implemented elsewhere (browser,
+// memory, skills, human, connectors) add nothing here.
+func ForCapabilities(caps []string) []Tool {
+	var out []Tool
+	for _, t := range Catalog() {
+		if slices.Contains(caps, t.Family) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Find returns the tool called name.
+func Find(tools []Tool, name string) (Tool, bool) {
+	for _, t := range tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// guides holds, per family, the lines of the capability guide.
+var guides = []struct{ family, text string }{
+	{"files", `## Files
+- Your own folder is private; paths are relative to it (notes/todo.md). Paths starting with shared/ (shared/reports/q3.md) reach the workspace's shared folder, which every coworker reads and writes.
+- Absolute paths and .. are refused. list_files and search_files find things; read_file returns 256 KiB per call (continue with offset); write_file replaces a whole file (1 MiB max), append_file adds to one.`},
+	{"shell", `## Shell
+- run_command runs /bin/sh -c (cmd.exe /C on Windows) in your own folder, which is also $HOME; the shared folder is $SHARED_DIR.
+- Commands get no input and a minimal environment; give long jobs a timeout_seconds (max 600). Background processes are stopped when the command ends.`},
+	{"database", `## Databases (SQLite)
+- Your own database: list_tables, db_query (read-only, one statement), db_execute (changes). The workspace's shared database, common to every coworker: list_space_tables, space_db_query, space_db_execute.
+- Pass values as args with ? placeholders. ATTACH, DETACH, load_extension, setting PRAGMAs and VACUUM INTO are refused. Queries return at most 500 rows; use LIMIT and aggregates.`},
+	{"soul", `## Soul
+- update_soul replaces your soul (the instructions you are reading) with a complete new version; use it sparingly, to keep what you learned about how to work. Every version is kept.`},
+	{"agents", `## Coworkers
+- call_agent asks another coworker by @handle and waits for its answer. It does not see this conversation: make the message self-contained, and share large material through shared/ files.`},
+	{"web", `## Web
+- fetch_url fetches an http(s) URL (GET or POST, custom headers); pages come back as readable text with numbered links, JSON as is. 20 s timeout, text cut at 128 KiB.`},
+}
+
+// Guide is the capability guide for the prompt: a few markdown lines per
+// enabled family this package implements, in Catalog order; empty when none
+// is enabled.
+func Guide(caps []string) string {
+	var parts []string
+	for _, g := range guides {
+		if slices.Contains(caps, g.family) {
+			parts = append(parts, g.text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -1,0 +1,751 @@
+package tool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+)
+
+// Limits of the files family.
+const (
+	MaxReadBytes  = 256 << 10 // read_file returns at most this much per call
+	MaxWriteBytes = 1 << 20   // write_file / append_file take at most this much
+
+	maxListEntries      = 1000     // list_files stops here
+	maxListOutput       = 64 << 10 // bytes of list_files output
+	defaultSearchHits   = 100
+	maxSearchHits       = 500
+	maxSearchFileBytes  = 1 << 20 // larger files are skipped by content search
+	maxSearchFiles      = 20000   // files visited by one search
+	maxSearchLineBytes  = 200     // a matching line is cut to this
+	maxSearchOutput     = 64 << 10
+	sharedPrefix        = "shared/"
+	sharedName          = "shared"
+	binarySniffBytes    = 8 << 10
+	pathHelp            = "paths are relative to your own folder (like notes/todo.md), or start with shared/ for the workspace's shared folder"
+	errPathArgumentText = "path is empty; give a file path: " + pathHelp
+)
+
+// Resolve maps p, a slash-separated path relative to root, to the real path
+// it names inside root. It refuses what could reach outside: absolute paths,
+// ".." that climbs above root, NUL bytes, and symlinks (anywhere along the
+// existing part of the path, the last element included) whose target lies
+// outside root or does not exist. The part of the path that does not exist
+// yet is appended as given; it holds no ".." and no symlinks, since it does
+// not exist.
+//
+// The returned path has every existing symlink resolved, so writing to it
+// never follows a link out of root. root must exist.
+func Resolve(root, p string) (string, error) {
+	local, err := localPath(p)
+	if err != nil {
+		return "", err
+	}
+	realRoot, err := realDir(root)
+	if err != nil {
+		return "", err
+	}
+	// Find the longest prefix that exists; everything after it is new.
+	existing, rest := filepath.Join(realRoot, local), ""
+	for len(existing) > len(realRoot) {
+		_, err := os.Lstat(existing)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return "", fmt.Errorf("check path %q: %w", p, err)
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = filepath.Dir(existing)
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", fault.Invalid("path %q goes through a symlink that cannot be followed (its target is missing, or it loops); use another path or delete the link", p)
+	}
+	if !within(realRoot, real) {
+		return "", fault.Invalid("path %q goes through a symlink that points outside its folder; only files inside the folder can be used", p)
+	}
+	return filepath.Join(real, rest), nil
+}
+
+// localPath checks the shape of p — not empty, no NUL, not absolute, no ".."
+// above its start — and returns it cleaned, in the OS's separators.
+func localPath(p string) (string, error) {
+	if p == "" {
+		return "", fault.Invalid("%s", errPathArgumentText)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", fault.Invalid("path %q contains a NUL byte; remove it", p)
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || filepath.VolumeName(p) != "" {
+		return "", fault.Invalid("path %q is absolute; %s", p, pathHelp)
+	}
+	local := filepath.Clean(filepath.FromSlash(p))
+	if !filepath.IsLocal(local) {
+		return "", fault.Invalid("path %q climbs out of its folder with ..; %s", p, pathHelp)
+	}
+	return local, nil
+}
+
+// realDir is root made absolute with its symlinks resolved, so that
+// containment checks compare like with like.
+func realDir(root string) (string, error) {
+	if root == "" {
+		return "", fault.Invalid("no folder is configured for this agent")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("resolve folder %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("resolve folder %s: %w", root, err)
+	}
+	return real, nil
+}
+
+// within reports whether p is root or lies under it. Both must be clean.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// folder is one of the two roots an agent's paths can name.
+type folder struct {
+	root  string // absolute, symlinks resolved
+	label string // "" for the agent's own folder, "shared/" for the shared one
+}
+
+// show turns a real path under f back into the path the model uses.
+func (f folder) show(p string) string {
+	rel, err := filepath.Rel(f.root, p)
+	if err != nil || rel == "." {
+		if f.label == "" {
+			return "."
+		}
+		return sharedName
+	}
+	return f.label + filepath.ToSlash(rel)
+}
+
+// locate splits a model-given path into its folder and the path inside it,
+// creating the folder if it is missing (a fresh agent has none yet).
+func locate(env *Env, p string) (folder, string, error) {
+	if strings.IndexByte(p, 0) < 0 && !strings.HasPrefix(p, "/") {
+		p = path.Clean(p) // "./shared/x" and "a/../shared/x" name the shared folder too
+	}
+	root, label, rel := env.FilesDir, "", p
+	if p == sharedName || strings.HasPrefix(p, sharedPrefix) {
+		root, label, rel = env.SharedDir, sharedPrefix, strings.TrimPrefix(strings.TrimPrefix(p, sharedName), "/")
+		if rel == "" {
+			rel = "."
+		}
+		if root == "" {
+			return folder{}, "", fault.Invalid("this workspace has no shared folder; use a path in your own folder")
+		}
+	}
+	if root == "" {
+		return folder{}, "", fault.Invalid("this agent has no folder configured")
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return folder{}, "", fmt.Errorf("create folder %s: %w", root, err)
+	}
+	real, err := realDir(root)
+	if err != nil {
+		return folder{}, "", err
+	}
+	return folder{root: real, label: label}, rel, nil
+}
+
+// resolvePath is locate then Resolve.
+func resolvePath(env *Env, p string) (folder, string, error) {
+	if p == "" {
+		return folder{}, "", fault.Invalid("%s", errPathArgumentText)
+	}
+	f, rel, err := locate(env, p)
+	if err != nil {
+		return folder{}, "", err
+	}
+	full, err := Resolve(f.root, rel)
+	return f, full, err
+}
+
+func filesTools() []Tool {
+	return []Tool{
+		{
+			Name:   "read_file",
+			Family: "files",
+			Description: "Read a text file. " + capitalize(pathHelp) + ". Returns at most 256 KiB per call; " +
+				"a longer file ends with a [truncated: N more bytes] note and the offset to continue from.",
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"File path: relative to your folder, or shared/… for the shared folder."},` +
+				`"offset":{"type":"integer","minimum":0,"description":"Byte offset to start reading at (default 0)."}` +
+				`},"required":["path"],"additionalProperties":false}`),
+			Run: readFile,
+		},
+		{
+			Name:   "write_file",
+			Family: "files",
+			Description: "Create or replace a text file with the given content (at most 1 MiB); missing parent folders are created. " +
+				capitalize(pathHelp) + ".",
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"File path: relative to your folder, or shared/… for the shared folder."},` +
+				`"content":{"type":"string","description":"The whole new content of the file."}` +
+				`},"required":["path","content"],"additionalProperties":false}`),
+			Run: writeFile,
+		},
+		{
+			Name:   "append_file",
+			Family: "files",
+			Description: "Append text to the end of a file, creating it (and its folders) if missing. At most 1 MiB per call. " +
+				capitalize(pathHelp) + ".",
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"File path: relative to your folder, or shared/… for the shared folder."},` +
+				`"content":{"type":"string","description":"Text to add at the end; include a trailing newline if you want one."}` +
+				`},"required":["path","content"],"additionalProperties":false}`),
+			Run: appendFile,
+		},
+		{
+			Name:   "list_files",
+			Family: "files",
+			Description: "List a folder: one line per entry with type (file, dir, symlink), size in bytes, modification time (UTC) and path. " +
+				capitalize(pathHelp) + `; "." is your folder, "shared" the shared folder. At most 1000 entries.`,
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"Folder to list (default \".\", your own folder; \"shared\" for the shared folder)."},` +
+				`"recursive":{"type":"boolean","description":"Also list everything in subfolders (default false)."}` +
+				`},"required":[],"additionalProperties":false}`),
+			Run: listFiles,
+		},
+		{
+			Name:   "search_files",
+			Family: "files",
+			Description: "Find files under a folder by name (a glob such as *.md, matched against the file name) and/or by content " +
+				"(a substring, or a Go regular expression with regexp true). Content matches come back as path:line: text. " +
+				"Files over 1 MiB and binary files are not searched by content. " + capitalize(pathHelp) + ".",
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"Folder to search (default \".\", your own folder; \"shared\" for the shared folder)."},` +
+				`"name":{"type":"string","description":"Glob for the file name, e.g. *.csv or report-??.md."},` +
+				`"content":{"type":"string","description":"Text to look for inside files."},` +
+				`"regexp":{"type":"boolean","description":"Treat content as a regular expression (Go RE2 syntax). Default false."},` +
+				`"ignore_case":{"type":"boolean","description":"Match name and content without regard to case. Default false."},` +
+				`"max_results":{"type":"integer","minimum":1,"maximum":500,"description":"Stop after this many results (default 100)."}` +
+				`},"required":[],"additionalProperties":false}`),
+			Run: searchFiles,
+		},
+		{
+			Name:   "delete_file",
+			Family: "files",
+			Description: "Delete a file, a symlink (not what it points to) or an empty folder; set recursive to delete a folder with everything in it. " +
+				capitalize(pathHelp) + ".",
+			Schema: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"Path to delete: relative to your folder, or shared/… for the shared folder."},` +
+				`"recursive":{"type":"boolean","description":"Delete a folder and everything in it (default false)."}` +
+				`},"required":["path"],"additionalProperties":false}`),
+			Run: deleteFile,
+		},
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func readFile(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	var in struct {
+		Path   string `json:"path"`
+		Offset int64  `json:"offset"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", err
+	}
+	if in.Offset < 0 {
+		return "", fault.Invalid("offset %d is negative; use 0 or more", in.Offset)
+	}
+	_, full, err := resolvePath(env, in.Path)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(full)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", fault.NotFound("file %q does not exist; use list_files or search_files to find it", in.Path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("stat %q: %w", in.Path, err)
+	}
+	if info.IsDir() {
+		return "", fault.Invalid("%q is a folder, not a file; use list_files to see what it holds", in.Path)
+	}
+	if !info.Mode().IsRegular() {
+		// Opening a FIFO or a device could block the run forever.
+		return "", fault.Invalid("%q is not a regular file (%s); read_file reads files only", in.Path, info.Mode().Type())
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return "", fmt.Errorf("open %q: %w", in.Path, err)
+	}
+	defer f.Close()
+	size := info.Size()
+	if in.Offset > size {
+		return "", fault.Invalid("offset %d is past the end of %q (%d bytes)", in.Offset, in.Path, size)
+	}
+	buf := make([]byte, MaxReadBytes)
+	n, err := f.ReadAt(buf, in.Offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read %q: %w", in.Path, err)
+	}
+	data := buf[:n]
+	if isBinary(data) {
+		return fmt.Sprintf("[binary file: %d bytes; read_file shows text only]", size), nil
+	}
+	rest := size - in.Offset - int64(n)
+	if rest > 0 {
+		// End on a character boundary so the next call starts on one.
+		cut := len(data)
+		for i := 1; i < utf8.UTFMax && i <= len(data); i++ {
+			if utf8.RuneStart(data[len(data)-i]) {
+				if !utf8.FullRune(data[len(data)-i:]) {
+					cut = len(data) - i
+				}
+				break
+			}
+		}
+		rest += int64(len(data) - cut)
+		data = data[:cut]
+		return fmt.Sprintf("%s\n[truncated: %d more bytes]\n(call read_file with offset %d to read on)", data, rest, in.Offset+int64(len(data))), nil
+	}
+	return string(data), nil
+}
+
+// isBinary guesses whether data is not text: a NUL byte, or bytes that are
+// not UTF-8 (allowing a character cut at the end).
+func isBinary(data []byte) bool {
+	sniff := data
+	if len(sniff) > binarySniffBytes {
+		sniff = sniff[:binarySniffBytes]
+	}
+	if bytes.IndexByte(sniff, 0) >= 0 {
+		return true
+	}
+	if utf8.Valid(sniff) {
+		return false
+	}
+	// Tolerate one character cut by the sniff window or the read cap.
+	for i := 1; i < utf8.UTFMax && i <= len(sniff); i++ {
+		if utf8.Valid(sniff[:len(sniff)-i]) && !utf8.FullRune(sniff[len(sniff)-i:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeContent reads the {path, content} input of write_file and
+// append_file; missing and tooBig finish the refusals in each tool's words.
+func decodeContent(input json.RawMessage, missing, tooBig string) (string, string, error) {
+	var in struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", "", err
+	}
+	if in.Content == nil {
+		return "", "", fault.Invalid("content is missing; %s", missing)
+	}
+	if len(*in.Content) > MaxWriteBytes {
+		return "", "", fault.Invalid("content is %d bytes; %s", len(*in.Content), tooBig)
+	}
+	return in.Path, *in.Content, nil
+}
+
+func writeFile(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	path, content, err := decodeContent(input,
+		"give the whole new text of the file (an empty string makes an empty file)",
+		fmt.Sprintf("write_file takes at most %d — write the first part, then add the rest with append_file", MaxWriteBytes))
+	if err != nil {
+		return "", err
+	}
+	f, full, err := resolvePath(env, path)
+	if err != nil {
+		return "", err
+	}
+	if full == f.root {
+		return "", fault.Invalid("%q is the folder itself; give a file path inside it", path)
+	}
+	existed := false
+	if info, err := os.Stat(full); err == nil {
+		if info.IsDir() {
+			return "", fault.Invalid("%q is a folder; give a file path", path)
+		}
+		existed = true
+	}
+	dir := filepath.Dir(full)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", mkdirError(path, err)
+	}
+	// Write a temporary file and rename it over the target, so a reader never
+	// sees half a file and a crash never leaves one.
+	tmp, err := os.CreateTemp(dir, ".write-*")
+	if err != nil {
+		return "", fmt.Errorf("write %q: %w", path, err)
+	}
+	_, werr := tmp.WriteString(content)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("write %q: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), full); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("write %q: %w", path, err)
+	}
+	verb := "created"
+	if existed {
+		verb = "replaced"
+	}
+	return fmt.Sprintf("%s %s (%d bytes)", verb, f.show(full), len(content)), nil
+}
+
+func appendFile(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	path, content, err := decodeContent(input,
+		"give the text to add at the end of the file",
+		fmt.Sprintf("append_file takes at most %d per call — split it over several calls", MaxWriteBytes))
+	if err != nil {
+		return "", err
+	}
+	f, full, err := resolvePath(env, path)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(full); err == nil && info.IsDir() {
+		return "", fault.Invalid("%q is a folder; give a file path", path)
+	} else if err == nil && !info.Mode().IsRegular() {
+		return "", fault.Invalid("%q is not a regular file (%s); append_file appends to files only", path, info.Mode().Type())
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return "", mkdirError(path, err)
+	}
+	out, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("open %q: %w", path, err)
+	}
+	_, werr := out.WriteString(content)
+	info, serr := out.Stat()
+	if err := errors.Join(werr, serr, out.Close()); err != nil {
+		return "", fmt.Errorf("append to %q: %w", path, err)
+	}
+	return fmt.Sprintf("appended %d bytes to %s (now %d bytes)", len(content), f.show(full), info.Size()), nil
+}
+
+func mkdirError(p string, err error) error {
+	if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+		return fault.Invalid("a part of %q is a file, not a folder; choose another path", p)
+	}
+	return fmt.Errorf("create folders for %q: %w", p, err)
+}
+
+func listFiles(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	var in struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", err
+	}
+	if in.Path == "" {
+		in.Path = "."
+	}
+	f, full, err := resolvePath(env, in.Path)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(full)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fault.NotFound("folder %q does not exist; list its parent to see what is there", in.Path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("stat %q: %w", in.Path, err)
+	}
+	var b strings.Builder
+	if !info.IsDir() {
+		writeEntry(&b, f, full, info)
+		return b.String(), nil
+	}
+	count, more := 0, false
+	err = filepath.WalkDir(full, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == full {
+				return err
+			}
+			return nil // an unreadable subfolder is left out, not fatal
+		}
+		if p == full {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if count == maxListEntries {
+			more = true
+			return filepath.SkipAll
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed while listing
+		}
+		writeEntry(&b, f, p, info)
+		count++
+		if d.IsDir() && !in.Recursive {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("list %q: %w", in.Path, err)
+	}
+	if count == 0 {
+		return fmt.Sprintf("%s is empty", f.show(full)), nil
+	}
+	out := clip(b.String(), maxListOutput)
+	if more {
+		out += fmt.Sprintf("\n[stopped at %d entries; list a subfolder, or search_files to narrow down]", maxListEntries)
+	}
+	return out, nil
+}
+
+// writeEntry writes one list_files line: type, size, mtime, path.
+func writeEntry(b *strings.Builder, f folder, p string, info fs.FileInfo) {
+	kind, size, name := "file", fmt.Sprint(info.Size()), f.show(p)
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		kind, size = "symlink", "-"
+		if target, err := os.Readlink(p); err == nil {
+			name += " -> " + filepath.ToSlash(target)
+		}
+	case info.IsDir():
+		kind, size, name = "dir", "-", name+"/"
+	}
+	fmt.Fprintf(b, "%-7s %10s  %s  %s\n", kind, size, info.ModTime().UTC().Format(time.RFC3339), name)
+}
+
+func searchFiles(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	var in struct {
+		Path       string `json:"path"`
+		Name       string `json:"name"`
+		Content    string `json:"content"`
+		Regexp     bool   `json:"regexp"`
+		IgnoreCase bool   `json:"ignore_case"`
+		MaxResults int    `json:"max_results"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", err
+	}
+	if in.Name == "" && in.Content == "" {
+		return "", fault.Invalid("give name (a glob like *.md), content (text to find), or both")
+	}
+	switch {
+	case in.MaxResults == 0:
+		in.MaxResults = defaultSearchHits
+	case in.MaxResults < 0 || in.MaxResults > maxSearchHits:
+		return "", fault.Invalid("max_results %d is out of range; use 1 to %d", in.MaxResults, maxSearchHits)
+	}
+	if in.Path == "" {
+		in.Path = "."
+	}
+	name := in.Name
+	if in.IgnoreCase {
+		name = strings.ToLower(name)
+	}
+	if _, err := path.Match(name, ""); err != nil {
+		return "", fault.Invalid("name %q is not a valid glob (%v); use * ? and [a-z] only", in.Name, err)
+	}
+	var match func(line string) bool
+	switch {
+	case in.Content == "":
+	case in.Regexp:
+		expr := in.Content
+		if in.IgnoreCase {
+			expr = "(?i)" + expr
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return "", fault.Invalid("content is not a valid regular expression (%v); fix it, or set regexp false to search for plain text", err)
+		}
+		match = re.MatchString
+	case in.IgnoreCase:
+		needle := strings.ToLower(in.Content)
+		match = func(line string) bool { return strings.Contains(strings.ToLower(line), needle) }
+	default:
+		match = func(line string) bool { return strings.Contains(line, in.Content) }
+	}
+
+	f, full, err := resolvePath(env, in.Path)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(full); err != nil || !info.IsDir() {
+		return "", fault.NotFound("folder %q does not exist; search a folder (\".\" is your own, \"shared\" the shared one)", in.Path)
+	}
+	var b strings.Builder
+	hits, visited, skipped, stopped := 0, 0, 0, false
+	err = filepath.WalkDir(full, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		visited++
+		if visited > maxSearchFiles {
+			stopped = true
+			return filepath.SkipAll
+		}
+		base := d.Name()
+		if in.IgnoreCase {
+			base = strings.ToLower(base)
+		}
+		if name != "" {
+			if ok, _ := path.Match(name, base); !ok {
+				return nil
+			}
+		}
+		if match == nil {
+			fmt.Fprintln(&b, f.show(p))
+			hits++
+		} else {
+			n, big := grepFile(p, f.show(p), match, in.MaxResults-hits, &b)
+			hits += n
+			if big {
+				skipped++
+			}
+		}
+		if hits >= in.MaxResults {
+			stopped = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("search %q: %w", in.Path, err)
+	}
+	if hits == 0 {
+		b.WriteString("no matches")
+	}
+	out := clip(b.String(), maxSearchOutput)
+	if stopped {
+		out += fmt.Sprintf("\n[stopped after %d results or %d files; narrow the search with path or name]", in.MaxResults, maxSearchFiles)
+	}
+	if skipped > 0 {
+		out += fmt.Sprintf("\n(%d files over 1 MiB were not searched by content)", skipped)
+	}
+	return out, nil
+}
+
+// grepFile writes up to limit "path:line: text" matches of one file to b. It
+// reports how many it wrote and whether the file was too big to search.
+func grepFile(p, shown string, match func(string) bool, limit int, b *strings.Builder) (int, bool) {
+	file, err := os.Open(p)
+	if err != nil {
+		return 0, false
+	}
+	defer file.Close()
+	if info, err := file.Stat(); err != nil || info.Size() > maxSearchFileBytes {
+		return 0, err == nil
+	}
+	r := bufio.NewReader(file)
+	head, _ := r.Peek(binarySniffBytes)
+	if isBinary(head) {
+		return 0, false
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxSearchFileBytes+1)
+	n := 0
+	for line := 1; sc.Scan() && n < limit; line++ {
+		text := sc.Text()
+		if !match(text) {
+			continue
+		}
+		text = strings.TrimSpace(text)
+		if len(text) > maxSearchLineBytes {
+			text = strings.ToValidUTF8(text[:maxSearchLineBytes], "") + "…"
+		}
+		fmt.Fprintf(b, "%s:%d: %s\n", shown, line, text)
+		n++
+	}
+	return n, false
+}
+
+func deleteFile(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	var in struct {
+		Path      string `json:"path"`
+		Recursive bool   `json:"recursive"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", err
+	}
+	if in.Path == "" {
+		return "", fault.Invalid("%s", errPathArgumentText)
+	}
+	f, rel, err := locate(env, in.Path)
+	if err != nil {
+		return "", err
+	}
+	local, err := localPath(rel)
+	if err != nil {
+		return "", err
+	}
+	if local == "." {
+		return "", fault.Invalid("refusing to delete the whole folder %q; delete the files inside it instead", in.Path)
+	}
+	// Resolve the parent, not the path itself: deleting a symlink must remove
+	// the link, never what it points to.
+	parent, err := Resolve(f.root, filepath.ToSlash(filepath.Dir(local)))
+	if err != nil {
+		return "", err
+	}
+	target := filepath.Join(parent, filepath.Base(local))
+	info, err := os.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", fault.NotFound("%q does not exist; use list_files to see what is there", in.Path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("stat %q: %w", in.Path, err)
+	}
+	if info.IsDir() && in.Recursive {
+		if err := os.RemoveAll(target); err != nil {
+			return "", fmt.Errorf("delete %q: %w", in.Path, err)
+		}
+		return fmt.Sprintf("deleted folder %s and everything in it", f.show(target)), nil
+	}
+	if err := os.Remove(target); err != nil {
+		if info.IsDir() {
+			return "", fault.Invalid("folder %q is not empty; set recursive true to delete it with everything in it", in.Path)
+		}
+		return "", fmt.Errorf("delete %q: %w", in.Path, err)
+	}
+	kind := "file"
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		kind = "symlink"
+	case info.IsDir():
+		kind = "folder"
+	}
+	return fmt.Sprintf("deleted %s %s", kind, f.show(target)), nil
+}

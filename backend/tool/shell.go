@@ -1,0 +1,239 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+)
+
+// Limits of the shell family.
+const (
+	DefaultCommandTimeout = 60 * time.Second
+	MaxCommandTimeout     = 600 * time.Second
+	MaxCommandOutput      = 64 << 10 // bytes of combined output kept: half head, half tail
+	maxCommandBytes       = 64 << 10 // length of the command line itself
+
+	// drainTimeout bounds how long we wait for the output pipe to close after
+	// the process tree is gone (a daemon that left the group may hold it).
+	drainTimeout = time.Second
+)
+
+func shellTools() []Tool {
+	return []Tool{{
+		Name:   "run_command",
+		Family: "shell",
+		Description: "Run a shell command on this computer (" + shellName + ") in your own folder, which is also $HOME. " +
+			"Returns JSON {exit_code, duration_ms, timed_out, output} with stdout and stderr combined; output over 64 KiB keeps its " +
+			"beginning and end around a [truncated: N more bytes] note. The command gets a minimal environment: PATH, HOME, LANG, and SHARED_DIR, the " +
+			"workspace's shared folder. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
+			"do not outlive the command.",
+		Schema: json.RawMessage(`{"type":"object","properties":{` +
+			`"command":{"type":"string","description":"The command line, run by ` + shellName + `."},` +
+			`"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"description":"Kill the command after this many seconds (default 60)."}` +
+			`},"required":["command"],"additionalProperties":false}`),
+		Run: runCommand,
+	}}
+}
+
+// commandResult is what run_command returns.
+type commandResult struct {
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out"`
+	Output     string `json:"output"`
+}
+
+func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+	var in struct {
+		Command        string `json:"command"`
+		TimeoutSeconds int    `json:"timeout_seconds"`
+	}
+	if err := decode(input, &in); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(in.Command) == "" {
+		return "", fault.Invalid("command is empty; give the command line to run")
+	}
+	if len(in.Command) > maxCommandBytes {
+		return "", fault.Invalid("command is %d bytes; keep it under %d — write a script file with write_file and run that", len(in.Command), maxCommandBytes)
+	}
+	if strings.IndexByte(in.Command, 0) >= 0 {
+		return "", fault.Invalid("command contains a NUL byte; remove it")
+	}
+	timeout := DefaultCommandTimeout
+	if in.TimeoutSeconds != 0 {
+		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+		if timeout < time.Second || timeout > MaxCommandTimeout {
+			return "", fault.Invalid("timeout_seconds %d is out of range; use 1 to %d", in.TimeoutSeconds, int(MaxCommandTimeout/time.Second))
+		}
+	}
+	if env.FilesDir == "" {
+		return "", fault.Invalid("this agent has no folder configured to run commands in")
+	}
+	if err := os.MkdirAll(env.FilesDir, 0o755); err != nil {
+		return "", fmt.Errorf("create folder %s: %w", env.FilesDir, err)
+	}
+	res, err := execute(ctx, env.FilesDir, commandEnv(env), in.Command, timeout)
+	if err != nil {
+		return "", err
+	}
+	return marshal(res), nil
+}
+
+// execute runs command in dir under its own process group, killing the whole
+// group when ctx is done, the timeout passes, or the shell exits.
+func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration) (commandResult, error) {
+	cmd := exec.Command(shellPath, shellFlag, command)
+	cmd.Dir = dir
+	cmd.Env = environ
+	setProcessGroup(cmd)
+
+	// An *os.File as Stdout/Stderr goes to the child as is (no copying
+	// goroutine inside exec), so Wait returns when the shell exits even if a
+	// background child still holds the pipe; we then kill the group and
+	// drain what is left ourselves.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return commandResult{}, fmt.Errorf("run command: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return commandResult{}, fmt.Errorf("start %s: %w", shellPath, err)
+	}
+	pw.Close()
+	out := newHeadTail(MaxCommandOutput)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := pr.Read(buf)
+			out.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	timedOut, cancelled := false, false
+	select {
+	case waitErr = <-waited:
+	case <-timer.C:
+		timedOut = true
+		killGroup(cmd)
+		waitErr = <-waited
+	case <-ctx.Done():
+		cancelled = true
+		killGroup(cmd)
+		waitErr = <-waited
+	}
+	duration := time.Since(start)
+	killGroup(cmd) // whatever the command left running in the background
+	select {
+	case <-drained:
+	case <-time.After(drainTimeout):
+	}
+	pr.Close()
+	<-drained
+
+	if cancelled {
+		return commandResult{}, fmt.Errorf("run command: stopped after %s: %w", duration.Round(time.Millisecond), ctx.Err())
+	}
+	code := cmd.ProcessState.ExitCode()
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return commandResult{}, fmt.Errorf("run command: %w", waitErr)
+	}
+	output := out.String()
+	if timedOut {
+		output += fmt.Sprintf("\n[timed out after %s; the command and everything it started were killed]", timeout)
+	}
+	return commandResult{ExitCode: code, DurationMS: duration.Milliseconds(), TimedOut: timedOut, Output: output}, nil
+}
+
+// commandEnv is the whole environment a command gets: PATH, HOME (the
+// agent's folder), LANG and SHARED_DIR (the shared folder). The app's own
+// environment is never passed on: it may hold API keys.
+func commandEnv(e *Env) []string {
+	home := e.FilesDir
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = defaultPath
+	}
+	lang := os.Getenv("LANG")
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	env := []string{"PATH=" + path, "HOME=" + home, "LANG=" + lang}
+	if e.SharedDir != "" {
+		env = append(env, "SHARED_DIR="+e.SharedDir)
+	}
+	return append(env, platformEnv(home)...)
+}
+
+// headTail keeps the first and last half of max bytes written to it and
+// counts what fell between.
+type headTail struct {
+	mu      sync.Mutex
+	half    int
+	head    []byte
+	tail    []byte // ring buffer once full
+	pos     int    // next write position in tail when full
+	dropped int
+}
+
+func newHeadTail(max int) *headTail {
+	return &headTail{half: max / 2}
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := len(p)
+	if room := h.half - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if len(h.tail) < h.half {
+			k := min(h.half-len(h.tail), len(p))
+			h.tail = append(h.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		// Full ring: overwrite the oldest bytes.
+		k := min(h.half-h.pos, len(p))
+		copy(h.tail[h.pos:], p[:k])
+		h.dropped += k
+		h.pos = (h.pos + k) % h.half
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (h *headTail) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	tail := append(append([]byte{}, h.tail[h.pos:]...), h.tail[:h.pos]...)
+	if h.dropped == 0 {
+		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD")
+	}
+	return strings.ToValidUTF8(string(h.head), "\uFFFD") + truncNote(h.dropped) + "\n" + strings.ToValidUTF8(string(tail), "\uFFFD")
+}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package tool
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+const (
+	shellPath   = "/bin/sh"
+	shellFlag   = "-c"
+	shellName   = "/bin/sh -c"
+	defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+)
+
+// setProcessGroup puts the command in a new process group led by the shell,
+// so killGroup reaches everything it starts.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killGroup kills the command's whole process group. It is safe to call
+// more than once and after the shell has exited.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ESRCH once the group is gone
+}
+
+func platformEnv(home string) []string { return nil }

@@ -1,0 +1,129 @@
+// Package tool holds what an agent can do: the tool families its capabilities
+// switch on (files, shell, database, web, soul, agents), each tool with a JSON
+// schema, path jails and guards, and errors that tell the model what to fix.
+//
+// Tools never see the run loop; what they need from the rest of the workspace
+// comes in through Env.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+)
+
+// Tool is one callable tool.
+type Tool struct {
+	Name        string
+	Family      string // the capability id that switches it on (agent.Capabilities)
+	Description string
+	Schema      json.RawMessage // JSON Schema of the input object
+	Run         func(ctx context.Context, env *Env, input json.RawMessage) (string, error)
+}
+
+// Env is where a tool runs: one agent of one workspace.
+type Env struct {
+	AgentID     string
+	AgentName   string
+	AgentHandle string
+	FilesDir    string // the agent's private folder (agents/<id>/files)
+	SharedDir   string // the workspace's shared folder
+	AgentDB     string // path of agents/<id>/agent.db
+	SharedDB    string // path of shared.db
+
+	Souls  SoulWriter  // for update_soul
+	Agents AgentCaller // for call_agent
+}
+
+// SoulWriter stores a new version of an agent's soul.
+type SoulWriter interface {
+	UpdateSoul(ctx context.Context, agentID, soul string) error
+}
+
+// AgentCaller runs another agent of the workspace and waits for its answer.
+type AgentCaller interface {
+	CallAgent(ctx context.Context, handle, message string) (string, error)
+}
+
+// decode reads a tool's input object into v. Unknown fields are refused so a
+// misspelt argument is reported instead of silently ignored; an empty input
+// counts as {}.
+func decode(input json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(input)) == 0 || string(bytes.TrimSpace(input)) == "null" {
+		input = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr) && typeErr.Field != "":
+			return fault.Invalid("argument %q must be a JSON %s, not %s; check the tool's schema", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return fault.Invalid("%s is not an argument of this tool; use only the properties in its schema", strings.TrimPrefix(err.Error(), "json: "))
+		default:
+			return fault.Invalid("the arguments are not a valid JSON object (%v); send an object matching the tool's schema", err)
+		}
+	}
+	if dec.More() {
+		return fault.Invalid("the arguments hold more than one JSON value; send exactly one object")
+	}
+	return nil
+}
+
+// jsonKind names a Go type the way a JSON Schema would.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	default:
+		return "object"
+	}
+}
+
+// clip cuts s to at most max bytes (on a UTF-8 boundary) and says how much was
+// left out, so the model knows the output is partial.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncNote(len(s)-cut)
+}
+
+// truncNote is the marker every capped output carries.
+func truncNote(n int) string {
+	return fmt.Sprintf("\n[truncated: %d more bytes]", n)
+}
+
+// marshal encodes a tool result as compact JSON without HTML escaping, so
+// "<" and "&" reach the model as written.
+func marshal(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Results are built from plain types; this only fires on a programming error.
+		return fmt.Sprintf(`{"error":%q}`, err.Error())
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
