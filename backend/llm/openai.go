@@ -226,7 +226,11 @@ func openAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 				},
 			})
 		case PartToolResult:
-			out = append(out, openai.ToolMessage(part.Output, part.ToolCallID))
+			content := part.Output
+			if part.IsError { // the wire format has no error flag: say it in the text
+				content = "Error: " + content
+			}
+			out = append(out, openai.ToolMessage(content, part.ToolCallID))
 		}
 	}
 	if m.Role == RoleAssistant {

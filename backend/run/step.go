@@ -71,14 +71,20 @@ type ToolResultData struct {
 
 // ErrorData, CancelData, CompactData and NoteData are the other step kinds.
 type (
-	ErrorData   struct{ Message string `json:"message"` }
-	CancelData  struct{ Reason string `json:"reason"` }
+	ErrorData struct {
+		Message string `json:"message"`
+	}
+	CancelData struct {
+		Reason string `json:"reason"`
+	}
 	CompactData struct {
 		Summary string `json:"summary"`
 		// Through is the last run the summary covers; history resumes after it.
 		Through string `json:"through"`
 	}
-	NoteData struct{ Text string `json:"text"` }
+	NoteData struct {
+		Text string `json:"text"`
+	}
 )
 
 func scanStep(row store.Scanner) (Step, error) {

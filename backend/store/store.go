@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -26,6 +27,11 @@ import (
 type DB struct {
 	*sql.DB
 	path string
+	// writer queues this process's transactions in Go before SQLite's lock:
+	// SQLite's busy handler polls and is unfair, so under heavy contention a
+	// writer could wait out busy_timeout while others keep winning. Go's
+	// mutex hands over in order once waiters starve.
+	writer sync.Mutex
 }
 
 //go:embed sql/*.sql
@@ -44,7 +50,7 @@ func dsn(path string) string {
 	q.Add("_pragma", "journal_mode(WAL)")   // readers never block the writer
 	q.Add("_pragma", "synchronous(FULL)")   // a committed step survives power loss
 	q.Add("_pragma", "foreign_keys(1)")     // enforce ON DELETE rules
-	q.Add("_pragma", "busy_timeout(10000)") // wait for the writer instead of SQLITE_BUSY
+	q.Add("_pragma", "busy_timeout(30000)") // wait for another process's writer instead of SQLITE_BUSY
 	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
 	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
 	q.Set("_txlock", "immediate")
@@ -78,6 +84,8 @@ func (db *DB) Path() string { return db.path }
 // Tx runs fn in one immediate (write-locked) transaction, committing when fn
 // returns nil and rolling back otherwise.
 func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	db.writer.Lock()
+	defer db.writer.Unlock()
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
