@@ -289,7 +289,7 @@ func TestToolResultRoundTrip(t *testing.T) {
 						`{"id":"call_a","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}},` +
 						`{"id":"call_b","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Lima\"}"}}]}`,
 					`{"role":"tool","tool_call_id":"call_a","content":"4°C, rain"}`,
-					`{"role":"tool","tool_call_id":"call_b","content":"city not found"}`,
+					`{"role":"tool","tool_call_id":"call_b","content":"Error: city not found"}`,
 				}
 				for i := range want {
 					if !jsonEqual(t, raws[i], want[i]) {

@@ -207,6 +207,62 @@ describe('board', () => {
     await closePanel(page);
   });
 
+  test('unsaved edits: switching agents or closing the panel asks first', async () => {
+    const panel = page.getByTestId('agent-panel');
+    const nameField = panel.getByLabel('Name', { exact: true });
+    const leaving = () =>
+      page.evaluate(() => {
+        const ev = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(ev);
+        return ev.defaultPrevented;
+      });
+    await agent(page, ada).click();
+    const adaId = await agent(page, ada).getAttribute('data-agent-id');
+    await nameField.fill('Ada Unsaved');
+    assert.equal(await leaving(), true, 'leaving the page with unsaved edits should ask');
+
+    // Clicking another figure: Keep editing stays on Ada with the edit.
+    await agent(page, grace).click();
+    const dlg = page.getByTestId('discard-dialog');
+    await dlg.getByRole('heading', { name: 'Discard unsaved changes to Ada King?' }).waitFor();
+    assert.match(await dlg.textContent(), /edits to the name have not been saved/);
+    await page.waitForTimeout(200); // the dialog fades in
+    await page.screenshot({ path: shotPath('discard-dialog.png') });
+    await dlg.getByRole('button', { name: 'Keep editing' }).click();
+    await dlg.waitFor({ state: 'detached' });
+    assert.equal(await panel.getAttribute('data-agent-id'), adaId);
+    assert.equal(await nameField.inputValue(), 'Ada Unsaved');
+
+    // Escape asks too; Escape again keeps editing.
+    await nameField.focus();
+    await page.keyboard.press('Escape');
+    await dlg.waitFor();
+    await page.keyboard.press('Escape');
+    await dlg.waitFor({ state: 'detached' });
+    assert.equal(await nameField.inputValue(), 'Ada Unsaved');
+
+    // Discard switches to Grace and drops the edit.
+    await agent(page, grace).click();
+    await dlg.getByRole('button', { name: 'Discard' }).click();
+    await dlg.waitFor({ state: 'detached' });
+    await panel.getByTestId('panel-agent-name').getByText('Grace Hopper').waitFor();
+    assert.equal(await nameField.inputValue(), 'Grace Hopper');
+    assert.equal(await leaving(), false);
+    await agent(page, ada).click();
+    await panel.getByTestId('panel-agent-name').getByText('Ada King').waitFor();
+    assert.equal(await nameField.inputValue(), 'Ada King');
+
+    // The close button asks; Discard closes. Without edits it closes at once.
+    await nameField.fill('Ada Again');
+    await page.getByTestId('panel-close').click();
+    await dlg.getByRole('button', { name: 'Discard' }).click();
+    await panel.waitFor({ state: 'detached' });
+    await agent(page, ada).click();
+    assert.equal(await nameField.inputValue(), 'Ada King');
+    await closePanel(page);
+    assert.deepEqual(page.errors, []);
+  });
+
   test('restore an earlier soul version', async () => {
     await agent(page, grace).click();
     const panel = page.getByTestId('agent-panel');

@@ -29,6 +29,14 @@ export function errorMessage(err: unknown): string {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
+const unauthorized = new Set<() => void>();
+
+/** Calls fn whenever an API call answers 401 (this page holds no valid token). Returns the unsubscribe. */
+export function onUnauthorized(fn: () => void): () => void {
+  unauthorized.add(fn);
+  return () => unauthorized.delete(fn);
+}
+
 async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = {
     method,
@@ -45,6 +53,7 @@ async function request<T>(method: Method, path: string, body?: unknown): Promise
   } catch (err) {
     throw new ApiError(0, `Cannot reach Rerun (${errorMessage(err)}). Is it still running?`);
   }
+  if (res.status === 401) for (const fn of unauthorized) fn();
   if (!res.ok) throw new ApiError(res.status, await readError(res));
   if (res.status === 204) return undefined as T;
   const text = await res.text();

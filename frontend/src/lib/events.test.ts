@@ -92,6 +92,27 @@ describe('connectEvents', () => {
     expect(t.statuses.at(-1)).toBe('live');
   });
 
+  it('tells when the browser gives up, so the API can say whether the token was refused', () => {
+    let closed = 0;
+    const timers: (() => void)[] = [];
+    FakeSource.made = [];
+    connectEvents({
+      onChange: () => {},
+      onClosed: () => closed++,
+      EventSourceImpl: FakeSource as unknown as typeof EventSource,
+      setTimer: (fn) => timers.push(fn),
+      clearTimer: () => {},
+    });
+    const es = FakeSource.made[0]!;
+    es.readyState = FakeSource.CONNECTING;
+    es.emit('error'); // the browser retries by itself: not given up
+    expect(closed).toBe(0);
+    es.readyState = FakeSource.CLOSED;
+    es.emit('error');
+    expect(closed).toBe(1);
+    expect(timers).toHaveLength(1);
+  });
+
   it('stops cleanly', () => {
     const t = setup();
     t.stop();

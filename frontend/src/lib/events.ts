@@ -8,6 +8,12 @@ export type EventStreamOptions = {
   /** Called on every (re)connection after the first: events may have been missed. */
   onResync?: () => void;
   onStatus?: (status: StreamStatus) => void;
+  /**
+   * Called each time the browser gives up on a stream, before a new one is tried.
+   * EventSource cannot see status codes: a refused token (401) looks just like a
+   * server that went away, so ask the API to learn which.
+   */
+  onClosed?: () => void;
   url?: string;
   /** For tests: the EventSource constructor and the timer functions. */
   EventSourceImpl?: typeof EventSource;
@@ -79,6 +85,7 @@ export function connectEvents(opts: EventStreamOptions): () => void {
         failures++;
         const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(failures, 5));
         timer = setTimer(open, delay);
+        opts.onClosed?.();
       }
     });
   };
