@@ -27,11 +27,20 @@ type env struct {
 	box  string
 }
 
-func newEnv(t testing.TB) *env {
-	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir()})
+func newEnv(t testing.TB) *env { return newEnvWith(t, workspace.Config{}) }
+
+// newEnvWith opens a data directory with cfg (DataDir is made here) and
+// serves it; its run workers run until the test ends.
+func newEnvWith(t testing.TB, cfg workspace.Config) *env {
+	cfg.DataDir = t.TempDir()
+	home, err := workspace.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { home.Serve(ctx); close(served) }()
+	t.Cleanup(func() { stop(); <-served })
 	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Rerun</title>")}, "assets/app.js": {Data: []byte("x")}}
 	h := httpapi.New(httpapi.Config{Home: home, Token: token, Assets: assets, Heartbeat: 50 * time.Millisecond,
 		ExtraHosts: []string{"wails"}, ExtraOrigins: []string{"wails://wails"}})
