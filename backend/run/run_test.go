@@ -80,6 +80,19 @@ type fixture struct {
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
 	t.Helper()
+	f := base(t)
+	var m run.Models = newModels(t, f.fake, provider)
+	if provider == "none" {
+		m = newModels(t, nil, "")
+	}
+	f.svc = f.serve(m, cfg)
+	return f
+}
+
+// base is a workspace database with one box and a fake model server, and no
+// run service yet.
+func base(t testing.TB) *fixture {
+	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "workspace.db"), store.WorkspaceMigrations())
 	if err != nil {
@@ -91,17 +104,18 @@ func setup(t testing.TB, provider string, cfg run.Config) *fixture {
 	f.agents = agent.NewService(db, filepath.Join(dir, "agents"), "ws", f.bus)
 	os.MkdirAll(filepath.Join(dir, "shared"), 0o700)
 	f.box, _ = f.boxes.Create(context.Background(), "Main")
-	var m run.Models = newModels(t, f.fake, provider)
-	if provider == "none" {
-		m = newModels(t, nil, "")
-	}
-	f.svc = run.NewService(run.Deps{DB: db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
-		SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db")}, cfg)
+	return f
+}
+
+// serve starts a run service with models until the test ends.
+func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
+	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
+		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db")}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { f.svc.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return f
+	go func() { svc.Serve(ctx); close(done) }()
+	f.t.Cleanup(func() { cancel(); <-done })
+	return svc
 }
 
 func (f *fixture) agent(name string, caps ...string) agent.Agent {

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -31,7 +32,8 @@ type DB struct {
 	// SQLite's busy handler polls and is unfair, so under heavy contention a
 	// writer could wait out busy_timeout while others keep winning. Go's
 	// mutex hands over in order once waiters starve.
-	writer sync.Mutex
+	writer  sync.Mutex
+	commits atomic.Int64
 }
 
 //go:embed sql/*.sql
@@ -97,8 +99,12 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.commits.Add(1)
 	return nil
 }
+
+// Commits is how many transactions Tx has committed (benchmarks count them).
+func (db *DB) Commits() int64 { return db.commits.Load() }
 
 type migration struct {
 	version int

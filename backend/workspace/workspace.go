@@ -89,6 +89,7 @@ type Home struct {
 	current string
 	serving context.Context // set by Serve: workspaces created later start serving too
 	group   sync.WaitGroup
+	unlock  func()
 }
 
 // DefaultWorkspaceName and DefaultBoxName are what a first start creates.
@@ -111,8 +112,14 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	unlock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	h.unlock = unlock
 	models, err := openModels(cfg.DataDir, cfg.LLM)
 	if err != nil {
+		unlock()
 		return nil, err
 	}
 	h.models = models
@@ -380,6 +387,10 @@ func (h *Home) Close() error {
 			errs = append(errs, fmt.Errorf("close workspace %s: %w", id, err))
 		}
 		delete(h.open, id)
+	}
+	if h.unlock != nil {
+		h.unlock()
+		h.unlock = nil
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
@@ -104,4 +105,16 @@ func TestHandlesArePerWorkspace(t *testing.T) {
 			t.Errorf("workspace %s: agent %+v, %v; want handle scout in each workspace", id, a, err)
 		}
 	}
+}
+
+func TestSecondOpenOfOneDataDirRefused(t *testing.T) {
+	dir := t.TempDir()
+	h := open(t, dir)
+	_, err := workspace.Open(context.Background(), workspace.Config{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "already using") {
+		t.Fatalf("second open: %v, want a refusal naming the other Rerun", err)
+	}
+	h.Close()
+	h2 := open(t, dir) // released on Close
+	h2.Close()
 }
