@@ -90,7 +90,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		// token moves into an HttpOnly cookie and out of the address bar.
 		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
 			if !s.tokenOK(t) {
-				writeError(w, http.StatusUnauthorized, "this link's token is not the current one; open the URL that `rerun serve` printed at its last start")
+				// An old link (from an earlier start): drop the token and let
+				// the page explain where the current link is.
+				http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 				return
 			}
 			http.SetCookie(w, &http.Cookie{
