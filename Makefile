@@ -50,8 +50,14 @@ test-go:
 test-web:
 	cd frontend && npm run check && npm test
 
-test-e2e: server
-	cd frontend && RERUN_BIN=$(abspath $(BIN)/rerun-server) node --test --test-concurrency=1 e2e/*.spec.mjs
+test-e2e: server $(BIN)/fakellm
+	cd frontend && RERUN_BIN=$(abspath $(BIN)/rerun-server) RERUN_FAKELLM=$(abspath $(BIN)/fakellm) \
+		node --test --test-concurrency=1 e2e/*.spec.mjs
+
+# fakellm: the fake model server (Anthropic and OpenAI wire formats) the
+# end-to-end tests point `rerun serve` at; also handy for trying the UI.
+$(BIN)/fakellm: $(GOSRC)
+	CGO_ENABLED=0 $(GO) build -o $@ ./backend/llm/llmtest/cmd/fakellm
 
 test-desktop: build
 	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
@@ -61,9 +67,13 @@ bench: build server
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun
 
-## fuzz: run each fuzz test for a while (FUZZTIME=30s)
+## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzAgentJSON -fuzztime $${FUZZTIME:-30s} ./backend/httpapi/
+	@for f in $(FUZZ); do \
+		echo "== $${f%%:*}"; \
+		$(GO) test -run '^$$' -fuzz "^$${f%%:*}$$" -fuzztime $${FUZZTIME:-30s} $${f##*:} || exit 1; \
+	done
 
 clean:
 	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html

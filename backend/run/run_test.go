@@ -514,3 +514,20 @@ func waitStep(t *testing.T, f *fixture, id, kind string) {
 	r, _ := f.svc.Get(context.Background(), id)
 	t.Fatalf("run %s never recorded a %s step (has %s; status %s; %d model requests, %d scripted left)", id, kind, f.kinds(id), r.Status, len(f.fake.Requests()), f.fake.Remaining())
 }
+
+func TestCutStreamFailsTheRun(t *testing.T) {
+	for _, provider := range []string{"anthropic", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			f := setup(t, provider, run.Config{})
+			a := f.agent("Cut")
+			f.fake.Script(llmtest.Reply{Chunks: []string{"partial ", "answer ", "never ", "ends"}, Cut: true, CutAfter: 2})
+			r := f.say(a, "talk")
+			if r.Status != run.Failed || !strings.Contains(r.Error, "cut") {
+				t.Errorf("cut stream: %s %q, want failed saying the stream was cut", r.Status, r.Error)
+			}
+			if n := len(f.fake.Requests()); n != 1 {
+				t.Errorf("requests = %d: a stream cut after output must not be retried", n)
+			}
+		})
+	}
+}
