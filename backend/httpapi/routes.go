@@ -52,7 +52,7 @@ func (s *Server) routes() {
 		return ws.Agents.Update(ctx, r.PathValue("id"), in)
 	}))
 	m.HandleFunc("DELETE /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {
-		return none{}, ws.Agents.Delete(ctx, r.PathValue("id"))
+		return none{}, ws.DeleteAgent(ctx, r.PathValue("id"))
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/souls", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]agent.SoulVersion, error) {
 		return ws.Agents.Souls(ctx, r.PathValue("id"))

@@ -209,3 +209,25 @@ func (e *env) raw(t *testing.T, method, path string) string {
 	}
 	return b.String()
 }
+
+func TestDeleteAgentStopsItsRuns(t *testing.T) {
+	fake := llmtest.New(t)
+	e := newEnvWith(t, workspace.Config{LLM: llm.Config{OpenAIKey: "k", OpenAIBaseURL: fake.OpenAIURL()}})
+	base := "/api/workspaces/" + e.ws
+	var a struct{ ID string }
+	e.do(t, "POST", base+"/agents", `{"name":"Busy","box_id":"`+e.box+`"}`, &a)
+	fake.Script(llmtest.Reply{Text: "late", Delay: 30 * time.Second})
+	var started run.Run
+	e.do(t, "POST", base+"/agents/"+a.ID+"/messages", `{"text":"work"}`, &started)
+	for len(fake.Requests()) == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	began := time.Now()
+	if code := e.do(t, "DELETE", base+"/agents/"+a.ID, "", nil); code != 204 || time.Since(began) > 2*time.Second {
+		t.Fatalf("delete busy agent: %d after %v", code, time.Since(began))
+	}
+	var out map[string]string
+	if code := e.do(t, "GET", base+"/runs/"+started.ID, "", &out); code != 404 {
+		t.Errorf("run of a deleted agent: %d, want 404 (deleted with it)", code)
+	}
+}

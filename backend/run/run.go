@@ -467,3 +467,18 @@ func (s *Service) Usage(ctx context.Context, agentID string, days int) ([]DayUsa
 	}
 	return out, nil
 }
+
+// CancelAgent stops every unfinished run of an agent (before it is deleted).
+func (s *Service) CancelAgent(ctx context.Context, agentID string) error {
+	runs, err := store.Query(ctx, s.db, scanRun, `SELECT `+runColumns+` FROM runs
+		WHERE agent_id = ? AND status IN ('queued', 'running', 'paused')`, agentID)
+	if err != nil {
+		return fmt.Errorf("find runs of agent %s: %w", agentID, err)
+	}
+	for _, r := range runs {
+		if _, err := s.Cancel(ctx, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

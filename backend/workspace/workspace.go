@@ -76,6 +76,17 @@ func (w *Workspace) Info() Info {
 	return w.info
 }
 
+// DeleteAgent stops the agent's runs, then deletes it with its folder.
+func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
+	if _, err := w.Agents.Get(ctx, id); err != nil {
+		return err
+	}
+	if err := w.Runs.CancelAgent(ctx, id); err != nil {
+		return err
+	}
+	return w.Agents.Delete(ctx, id)
+}
+
 // Home is an open data directory: every workspace in it, and the change bus
 // they all publish on.
 type Home struct {
