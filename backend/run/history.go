@@ -144,8 +144,13 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 		return nil, err
 	}
 	msgs := messages(ss.summary, ss.runs, ss.steps)
-	if estimateTokens(msgs) <= s.cfg.HistoryBudget || len(ss.runs) < 3 {
+	if estimateTokens(msgs) <= s.cfg.HistoryBudget {
 		return msgs, nil
+	}
+	if len(ss.runs) < 3 {
+		// Too little history to summarise: this run's own tool outputs are
+		// what make it big.
+		return trimToolOutputs(msgs, s.cfg.HistoryBudget), nil
 	}
 	// Keep the previous run and this one verbatim; summarise the rest.
 	older := ss.runs[:len(ss.runs)-2]
@@ -164,7 +169,37 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 		return nil, err
 	}
 	kept := ss.runs[len(ss.runs)-2:]
-	return messages(resp.Text(), kept, ss.steps), nil
+	return trimToolOutputs(messages(resp.Text(), kept, ss.steps), s.cfg.HistoryBudget), nil
+}
+
+// keepTool is how much of an older tool output survives trimming.
+const keepTool = 1 << 10
+
+// trimToolOutputs shortens tool outputs, oldest first and never the latest
+// one, until the conversation fits the budget (or nothing is left to trim).
+// The model keeps the start of each output and a note saying it was cut.
+func trimToolOutputs(msgs []llm.Message, budget int) []llm.Message {
+	var last *llm.Part
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			if msgs[i].Parts[j].Type == llm.PartToolResult {
+				last = &msgs[i].Parts[j]
+			}
+		}
+	}
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			if estimateTokens(msgs) <= budget {
+				return msgs
+			}
+			p := &msgs[i].Parts[j]
+			if p.Type != llm.PartToolResult || p == last || len(p.Output) <= keepTool {
+				continue
+			}
+			p.Output = p.Output[:keepTool] + fmt.Sprintf("\n[older tool output trimmed to fit the context: %d bytes dropped]", len(p.Output)-keepTool)
+		}
+	}
+	return msgs
 }
 
 // mergeRoles merges consecutive messages of one role.
