@@ -27,6 +27,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/app"
 	"github.com/rerun-build/rerun-desktop/backend/envconfig"
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
+	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/frontend"
@@ -41,6 +42,7 @@ Usage:
   rerun [--data-dir DIR] [--port N]          open the desktop window
   rerun serve [--data-dir DIR] [--port N] [--open]
                                              run headless; open the printed URL in a browser
+  rerun key create|list|revoke               manage API keys of the MCP endpoint (rerun key for help)
   rerun version                              print the version
 
 Flags:
@@ -60,6 +62,8 @@ func main() {
 		err = start(args, true)
 	case "serve":
 		err = start(args, false)
+	case "key":
+		err = keyCommand(args)
 	case "version":
 		fmt.Println("rerun", version)
 	case "help":
@@ -120,6 +124,7 @@ func start(args []string, window bool) error {
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
+		MCP:        mcpapi.Handler(home, version, log),
 	})
 	ln, fellBack, err := httpapi.Listen(*port)
 	if err != nil {

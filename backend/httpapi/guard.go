@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 )
 
 // cookieName is per port: browsers share cookies across ports of one host, and
@@ -102,7 +104,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 			return
 		}
-		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/api" {
+		// The MCP endpoint authenticates with workspace API keys instead.
+		if (strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/api") && !(s.cfg.MCP != nil && r.URL.Path == mcpapi.Path) {
 			if !s.tokenOK(s.requestToken(r)) {
 				writeError(w, http.StatusUnauthorized, "missing or wrong UI token; open the URL that `rerun serve` printed (it carries the token)")
 				return

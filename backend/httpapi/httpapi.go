@@ -37,6 +37,9 @@ type Config struct {
 	// ExtraOrigins are Origin values accepted besides the server's own.
 	ExtraOrigins []string
 	Logger       *slog.Logger
+	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
+	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
+	MCP http.Handler
 	// Heartbeat overrides HeartbeatInterval (tests).
 	Heartbeat time.Duration
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -63,6 +64,9 @@ func (s *Server) routes() {
 		return agent.Capabilities, nil
 	}))
 	s.runRoutes()
+	if s.cfg.MCP != nil {
+		m.Handle(mcpapi.Path, s.cfg.MCP)
+	}
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API route: "+r.Method+" "+r.URL.Path)

@@ -29,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/apikey"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -64,6 +65,7 @@ type Workspace struct {
 	Boxes  *box.Service
 	Agents *agent.Service
 	Runs   *run.Service
+	Keys   *apikey.Service
 
 	mu   sync.Mutex
 	info Info
@@ -265,6 +267,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		DB:     db,
 		Boxes:  box.NewService(db, id, &h.bus),
 		Agents: agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
+		Keys:   apikey.NewService(db),
 		info:   Info{ID: id},
 	}
 	w.Runs = run.NewService(run.Deps{
@@ -313,6 +316,45 @@ func (h *Home) Create(ctx context.Context, name string) (Info, error) {
 	h.log.Info("workspace created", "id", id)
 	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
 	return w.Info(), nil
+}
+
+// Authenticate finds the workspace an API key belongs to. A key reaches
+// exactly one workspace.
+func (h *Home) Authenticate(ctx context.Context, key string) (*Workspace, apikey.Key, bool) {
+	h.mu.Lock()
+	open := make([]*Workspace, 0, len(h.open))
+	for _, w := range h.open {
+		open = append(open, w)
+	}
+	h.mu.Unlock()
+	for _, w := range open {
+		if k, ok := w.Keys.Authenticate(ctx, key); ok {
+			return w, k, true
+		}
+	}
+	return nil, apikey.Key{}, false
+}
+
+// ByName finds an open workspace by id or (case-insensitive) name.
+func (h *Home) ByName(name string) (*Workspace, error) {
+	if w, err := h.Workspace(name); err == nil {
+		return w, nil
+	}
+	var found []*Workspace
+	for _, info := range h.infos() {
+		if strings.EqualFold(info.Name, strings.TrimSpace(name)) {
+			w, _ := h.Workspace(info.ID)
+			found = append(found, w)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fault.NotFound("no workspace named %q", name)
+	default:
+		return nil, fault.Conflict("%d workspaces are named %q; use the workspace id", len(found), name)
+	}
 }
 
 // Workspace returns an open workspace by id.

@@ -1,0 +1,56 @@
+package apikey
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
+)
+
+func TestCreateAuthenticateRevoke(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	s := NewService(db)
+	plain, k, err := s.Create(ctx, "Claude Code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(plain, "rrk_") || len(plain) < 50 || k.Prefix != plain[:10] {
+		t.Fatalf("key %q prefix %q", plain, k.Prefix)
+	}
+	var stored int
+	db.QueryRow(`SELECT count(*) FROM api_keys WHERE hash = ? OR prefix = ?`, plain, plain).Scan(&stored)
+	if stored != 0 {
+		t.Fatal("the key itself is stored")
+	}
+	if got, ok := s.Authenticate(ctx, plain); !ok || got.ID != k.ID {
+		t.Fatalf("Authenticate(good) = %+v %v", got, ok)
+	}
+	list, _ := s.List(ctx)
+	if len(list) != 1 || list[0].LastUsedAt == nil {
+		t.Errorf("list after use = %+v, want last used set", list)
+	}
+	for name, bad := range map[string]string{
+		"empty": "", "other key": "rrk_" + strings.Repeat("a", 52), "prefix only": plain[:10],
+		"one char off": plain[:len(plain)-1] + "x", "no prefix": plain[4:],
+	} {
+		if _, ok := s.Authenticate(ctx, bad); ok {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if _, err := s.Revoke(ctx, k.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Authenticate(ctx, plain); ok {
+		t.Error("revoked key still works")
+	}
+	if _, err := s.Revoke(ctx, "key_nope"); !errors.Is(err, fault.ErrNotFound) {
+		t.Errorf("revoke unknown: %v", err)
+	}
+	if _, _, err := s.Create(ctx, " "); !errors.Is(err, fault.ErrInvalid) {
+		t.Errorf("unnamed key: %v", err)
+	}
+}

@@ -1,0 +1,179 @@
+// Package mcpapi is the workspace's programmatic surface: one MCP endpoint,
+// POST /api/mcp/account, speaking Streamable HTTP (stateless, so a bare
+// JSON-RPC POST with curl works, and full sessions for SDK clients). Each
+// tool is a thin layer over the same services the UI uses.
+//
+// The tool set reads its workspace from the context, so the built-in
+// workspace agent can use it in process (WithWorkspace) exactly as an outside
+// client does over HTTP with an API key.
+package mcpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
+)
+
+// Path is where the endpoint is mounted.
+const Path = "/api/mcp/account"
+
+type ctxKey struct{}
+
+// WithWorkspace returns a context whose tool calls act on w.
+func WithWorkspace(ctx context.Context, w *workspace.Workspace) context.Context {
+	return context.WithValue(ctx, ctxKey{}, w)
+}
+
+func workspaceFrom(ctx context.Context) (*workspace.Workspace, error) {
+	w, _ := ctx.Value(ctxKey{}).(*workspace.Workspace)
+	if w == nil {
+		return nil, errors.New("no workspace for this call (missing API key)")
+	}
+	return w, nil
+}
+
+const instructions = `This server manages one Rerun workspace: its agents (AI coworkers) arranged in spaces (Boxes), their runs, and their databases. ` +
+	`Find agents with list_agents, start work with send_message (optionally waiting for the answer), and read what happened with get_run. ` +
+	`Some things are deliberately left to the person in the Rerun app: creating spaces, entering credentials or API keys, managing API keys, and answering an agent's questions or approvals.`
+
+// NewServer returns the MCP server with every tool registered.
+func NewServer(version string) *server.MCPServer {
+	s := server.NewMCPServer("rerun", version,
+		server.WithToolCapabilities(false),
+		server.WithInputSchemaValidation(),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	for _, t := range tools() {
+		s.AddTool(t.tool(), t.handle)
+	}
+	return s
+}
+
+// toolDef is one tool: its wire description and its handler.
+type toolDef struct {
+	name        string
+	title       string
+	description string
+	schema      string // JSON Schema of the arguments
+	readOnly    bool
+	destructive bool
+	idempotent  bool
+	run         func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error)
+}
+
+func (t toolDef) tool() mcp.Tool {
+	tool := mcp.NewToolWithRawSchema(t.name, t.description, json.RawMessage(t.schema))
+	tool.Annotations = mcp.ToolAnnotation{
+		Title:           t.title,
+		ReadOnlyHint:    mcp.ToBoolPtr(t.readOnly),
+		DestructiveHint: mcp.ToBoolPtr(t.destructive),
+		IdempotentHint:  mcp.ToBoolPtr(t.idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(false),
+	}
+	return tool
+}
+
+// handle decodes, calls, encodes. Failures the client can fix are tool errors
+// (isError) with a message saying what to do; nothing is stored by a call
+// that fails.
+func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	w, err := workspaceFrom(ctx)
+	if err != nil {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	args, err := json.Marshal(req.GetRawArguments())
+	if err != nil || string(args) == "null" {
+		args = []byte(`{}`)
+	}
+	out, err := t.run(ctx, w, args)
+	if err != nil {
+		if !errors.Is(err, fault.ErrInvalid) && !errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrConflict) {
+			return mcp.NewToolResultError(t.name + " failed: " + err.Error()), nil
+		}
+		return mcp.NewToolResultError(fault.Message(err)), nil
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode %s result: %w", t.name, err)
+	}
+	return mcp.NewToolResultText(string(b)), nil
+}
+
+// decode reads a tool's arguments strictly: an unknown argument is an error
+// naming it, so a typo never passes silently.
+func decode(args json.RawMessage, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		msg := err.Error()
+		if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+			if looksLikeCredential(field) {
+				return fault.Invalid("argument %s looks like a credential: no tool accepts one. The person enters keys in the Rerun app (Settings), never through the API", field)
+			}
+			return fault.Invalid("unknown argument %s; see the tool's input schema", field)
+		}
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) {
+			return fault.Invalid("argument %q has the wrong type: want %s", typ.Field, typ.Type)
+		}
+		return fault.Invalid("arguments are not valid: %v", err)
+	}
+	return nil
+}
+
+func looksLikeCredential(field string) bool {
+	f := strings.ToLower(strings.Trim(field, `"`))
+	for _, w := range []string{"key", "token", "secret", "password", "credential", "auth"} {
+		if strings.Contains(f, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Handler serves the endpoint: it checks the API key (401 without a live
+// one), binds the key's workspace to the request, and hands it to mcp-go in
+// stateless mode. Host and Origin are checked by the server's guard before.
+func Handler(home *workspace.Home, version string, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	mcpSrv := NewServer(version)
+	streamable := server.NewStreamableHTTPServer(mcpSrv,
+		server.WithStateLess(true),
+		server.WithEndpointPath(Path),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			if w, err := workspaceFrom(r.Context()); err == nil {
+				return WithWorkspace(ctx, w)
+			}
+			return ctx
+		}),
+	)
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w, k, found := home.Authenticate(r.Context(), strings.TrimSpace(key))
+		if !ok || !found {
+			rw.Header().Set("WWW-Authenticate", `Bearer realm="rerun"`)
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(rw).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+				"code":    -32001,
+				"message": "missing or unknown API key: send Authorization: Bearer <key>; create a key in the Rerun app (Settings → API keys) or with `rerun key create`",
+			}})
+			return
+		}
+		log.Debug("mcp request", "workspace", w.Info().ID, "key", k.Prefix)
+		streamable.ServeHTTP(rw, r.WithContext(WithWorkspace(r.Context(), w)))
+	})
+}
