@@ -68,7 +68,7 @@ bench: build server
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

@@ -47,10 +47,13 @@ const instructions = `This server manages one Rerun workspace: its agents (AI co
 	`Some things are deliberately left to the person in the Rerun app: creating spaces, entering credentials or API keys, managing API keys, and answering an agent's questions or approvals.`
 
 // NewServer returns the MCP server with every tool registered.
+//
+// Arguments are checked by each tool's strict decoding and the services'
+// own validation rather than by mcp-go's schema validation, whose messages
+// ("<root>: &{Properties:[handle]}") do not tell a client what to fix.
 func NewServer(version string) *server.MCPServer {
 	s := server.NewMCPServer("rerun", version,
 		server.WithToolCapabilities(false),
-		server.WithInputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 	)

@@ -413,6 +413,9 @@ func runTools() []toolDef {
 			if err := decode(args, &in); err != nil {
 				return nil, err
 			}
+			if strings.TrimSpace(in.RunID) == "" {
+				return nil, fault.Invalid("say which run: its id (run_…); list_runs and send_message give it")
+			}
 			r, err := w.Runs.Get(ctx, in.RunID)
 			if err != nil {
 				return nil, err
