@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/apikey"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -61,6 +62,23 @@ func (s *Server) runRoutes() {
 	m.HandleFunc("GET /api/workspaces/{ws}/runs/{rid}", inWorkspace(s, 200, s.runLog))
 	m.HandleFunc("POST /api/workspaces/{ws}/runs/{rid}/cancel", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (run.Run, error) {
 		return ws.Runs.Cancel(ctx, r.PathValue("rid"))
+	}))
+
+	// API keys of the MCP endpoint: created and revoked here (and by `rerun
+	// key`), never over MCP. The key itself is in the create answer only.
+	m.HandleFunc("GET /api/workspaces/{ws}/keys", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]apikey.Key, error) {
+		return ws.Keys.List(ctx)
+	}))
+	m.HandleFunc("POST /api/workspaces/{ws}/keys", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in nameBody) (any, error) {
+		plain, k, err := ws.Keys.Create(ctx, in.Name)
+		if err != nil {
+			return nil, err
+		}
+		s.log.Info("API key created", "workspace", ws.Info().ID, "key", k.Prefix)
+		return map[string]any{"key": plain, "record": k}, nil
+	}))
+	m.HandleFunc("DELETE /api/workspaces/{ws}/keys/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (apikey.Key, error) {
+		return ws.Keys.Revoke(ctx, r.PathValue("id"))
 	}))
 
 	m.HandleFunc("GET /api/models", endpoint(s, 200, func(context.Context, *http.Request, none) (any, error) {

@@ -231,3 +231,22 @@ func TestDeleteAgentStopsItsRuns(t *testing.T) {
 		t.Errorf("run of a deleted agent: %d, want 404 (deleted with it)", code)
 	}
 }
+
+func TestAPIKeysFromTheUI(t *testing.T) {
+	e := newEnv(t)
+	base := "/api/workspaces/" + e.ws
+	var created struct {
+		Key    string
+		Record struct{ ID, Prefix string }
+	}
+	if code := e.do(t, "POST", base+"/keys", `{"name":"Cursor"}`, &created); code != 201 || !strings.HasPrefix(created.Key, "rrk_") {
+		t.Fatalf("create key: %d %+v", code, created)
+	}
+	if raw := e.raw(t, "GET", base+"/keys"); strings.Contains(raw, created.Key) || !strings.Contains(raw, created.Record.Prefix) {
+		t.Errorf("key list shows the key or misses its prefix: %s", raw)
+	}
+	var revoked struct{ RevokedAt *time.Time `json:"revoked_at"` }
+	if code := e.do(t, "DELETE", base+"/keys/"+created.Record.ID, "", &revoked); code != 200 || revoked.RevokedAt == nil {
+		t.Errorf("revoke: %d %+v", code, revoked)
+	}
+}
