@@ -48,8 +48,10 @@ type Agent struct {
 func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSoul bool) Agent {
 	out := Agent{ID: a.ID, Name: a.Name, Handle: a.Handle, SpaceID: a.BoxID, Provider: a.Provider, Model: a.Model,
 		Capabilities: a.Capabilities, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
-	if b, err := w.Boxes.Get(ctx, a.BoxID); err == nil {
-		out.Space = b.Name
+	if w != nil { // nil: the caller fills Space
+		if b, err := w.Boxes.Get(ctx, a.BoxID); err == nil {
+			out.Space = b.Name
+		}
 	}
 	if withSoul {
 		out.Soul = a.Soul
@@ -146,10 +148,20 @@ func agentTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
+			boxes, err := w.Boxes.List(ctx)
+			if err != nil {
+				return nil, err
+			}
+			names := map[string]string{}
+			for _, b := range boxes {
+				names[b.ID] = b.Name
+			}
 			out := []Agent{}
 			for _, a := range agents {
 				if space == "" || a.BoxID == space {
-					out = append(out, toAgent(ctx, w, a, false))
+					v := toAgent(ctx, nil, a, false)
+					v.Space = names[a.BoxID]
+					out = append(out, v)
 				}
 			}
 			return map[string]any{"agents": out}, nil
