@@ -21,6 +21,15 @@ const (
 // for a provider that has no key or host.
 var ErrNotConfigured = errors.New("model provider not configured")
 
+// notConfiguredError is an ErrNotConfigured whose text is only what to do,
+// so it reads well where it is shown as it is (a run's error, the chat).
+type notConfiguredError struct{ msg string }
+
+func (e notConfiguredError) Error() string        { return e.msg }
+func (e notConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
+
+func notConfigured(msg string) error { return notConfiguredError{msg} }
+
 // Config is the model setup from the environment, filled by the caller
 // (backend/envconfig); this package reads no environment variables.
 type Config struct {
@@ -99,7 +108,7 @@ func (r *Registry) Get(provider string) (Provider, error) {
 	if provider == "" {
 		conf := r.Configured()
 		if len(conf) == 0 {
-			return nil, fmt.Errorf("%w: no model provider is configured: add an Anthropic or OpenAI key in Settings → Models, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or start Ollama and set OLLAMA_HOST", ErrNotConfigured)
+			return nil, notConfigured("no model provider is configured: add an Anthropic or OpenAI key in Settings → Models, set ANTHROPIC_API_KEY or OPENAI_API_KEY, or start Ollama and set OLLAMA_HOST")
 		}
 		provider = conf[0].Name
 	}
@@ -113,18 +122,18 @@ func (r *Registry) Get(provider string) (Provider, error) {
 	case ProviderAnthropic:
 		key, _ := r.key(ProviderAnthropic, r.cfg.AnthropicKey)
 		if key == "" {
-			return nil, fmt.Errorf("%w: Anthropic has no API key: add one in Settings → Models or set ANTHROPIC_API_KEY", ErrNotConfigured)
+			return nil, notConfigured("Anthropic has no API key: add one in Settings → Models or set ANTHROPIC_API_KEY")
 		}
 		p = NewAnthropic(AnthropicConfig{APIKey: key, BaseURL: r.cfg.AnthropicBaseURL})
 	case ProviderOpenAI:
 		key, _ := r.key(ProviderOpenAI, r.cfg.OpenAIKey)
 		if key == "" {
-			return nil, fmt.Errorf("%w: OpenAI has no API key: add one in Settings → Models or set OPENAI_API_KEY", ErrNotConfigured)
+			return nil, notConfigured("OpenAI has no API key: add one in Settings → Models or set OPENAI_API_KEY")
 		}
 		p = NewOpenAI(OpenAIConfig{APIKey: key, BaseURL: r.cfg.OpenAIBaseURL})
 	case ProviderOllama:
 		if strings.TrimSpace(r.cfg.OllamaHost) == "" {
-			return nil, fmt.Errorf("%w: Ollama is not set up: start Ollama (ollama serve) and set OLLAMA_HOST, e.g. OLLAMA_HOST=127.0.0.1:11434", ErrNotConfigured)
+			return nil, notConfigured("Ollama is not set up: start Ollama (ollama serve) and set OLLAMA_HOST, e.g. OLLAMA_HOST=127.0.0.1:11434")
 		}
 		base, err := OllamaBaseURL(r.cfg.OllamaHost)
 		if err != nil {
@@ -132,7 +141,7 @@ func (r *Registry) Get(provider string) (Provider, error) {
 		}
 		p = NewOpenAI(OpenAIConfig{Name: ProviderOllama, APIKey: "ollama", BaseURL: base})
 	default:
-		return nil, fmt.Errorf("%w: unknown model provider %q; use anthropic, openai or ollama", ErrNotConfigured, provider)
+		return nil, notConfigured(fmt.Sprintf("unknown model provider %q; use anthropic, openai or ollama", provider))
 	}
 	p = WithRetry(p, r.cfg.Retry)
 	r.providers[provider] = p

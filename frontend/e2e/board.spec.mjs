@@ -10,6 +10,7 @@ import {
   dragAgentTo,
   launchBrowser,
   openApp,
+  openTab,
   shotPath,
   startServer,
 } from './harness.mjs';
@@ -93,7 +94,7 @@ describe('board', () => {
     await agent(page, grace).click();
     const panel = page.getByTestId('agent-panel');
     await panel.waitFor();
-    await panel.getByRole('tab', { name: 'Settings' }).waitFor();
+    await openTab(page, 'Settings');
     await panel.getByTestId('soul-editor').fill(soul);
     assert.equal(await panel.getByTestId('save-status').textContent(), 'Unsaved changes');
     await panel.getByRole('button', { name: 'Save' }).click();
@@ -117,6 +118,7 @@ describe('board', () => {
     assert.equal(await boxOfAgent(page, ada), await boxIdOf(page, 'Research'));
     assert.equal(await boxOfAgent(page, grace), await boxIdOf(page, 'Main'));
     await agent(page, grace).click();
+    await openTab(page, 'Settings'); // a new page opens Chat first, then remembers the tab
     assert.equal(await page.getByTestId('soul-editor').inputValue(), soul);
     await closePanel(page);
     assert.deepEqual(page.errors, []);
@@ -199,6 +201,7 @@ describe('board', () => {
 
     await page.reload();
     await agent(page, ada).click();
+    await openTab(page, 'Settings');
     assert.equal(await panel.getByLabel('Name', { exact: true }).inputValue(), 'Ada King');
     assert.equal(await panel.getByLabel('Provider', { exact: true }).inputValue(), 'anthropic');
     assert.equal(await panel.getByLabel('Model ID').inputValue(), 'claude-sonnet-4-5');
@@ -278,6 +281,7 @@ describe('board', () => {
     assert.equal(await panel.getByTestId('soul-editor').inputValue(), soul);
     await page.reload();
     await agent(page, grace).click();
+    await openTab(page, 'Settings');
     assert.equal(await panel.getByTestId('soul-editor').inputValue(), soul);
   });
 

@@ -41,14 +41,75 @@ export function rerunBinary() {
   return bin;
 }
 
+let builtFake;
+
+/** Builds the fake model server (or uses $RERUN_FAKELLM) and returns its path. */
+export function fakeLLMBinary() {
+  if (process.env.RERUN_FAKELLM) return process.env.RERUN_FAKELLM;
+  if (builtFake) return builtFake;
+  const dir = join(tmpdir(), 'rerun-e2e-bin');
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, 'fakellm');
+  execFileSync('go', ['build', '-o', bin, './backend/llm/llmtest/cmd/fakellm'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  builtFake = bin;
+  return bin;
+}
+
+/**
+ * Runs the fake model server (backend/llm/llmtest): "hello" streams back
+ * "You said: hello"; "use tool NAME {json}" calls that tool, then answers
+ * "Tool said: …". Returns { url, openaiBaseURL (url + /v1), stop() }.
+ */
+export async function startFakeLLM() {
+  const proc = spawn(fakeLLMBinary(), [], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => rej(new Error(`fakellm printed no URL in 10s: ${out}`)), 10_000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) {
+        clearTimeout(timer);
+        res(line.trim());
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      rej(new Error(`fakellm exited (${code}) before printing its URL: ${out}`));
+    });
+  });
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    },
+  };
+}
+
+/** Model settings the server must not pick up from the machine running the tests. */
+const MODEL_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OLLAMA_HOST'];
+
 /**
  * Runs `rerun serve --port 0 --data-dir <fresh dir>` and waits for its URL.
+ * Without `llm` the server has no model provider; with a fake from
+ * startFakeLLM() it talks to it as OpenAI.
  * Returns { url (with token), origin, dataDir, stop() }.
  */
-export async function startServer({ dataDir } = {}) {
+export async function startServer({ dataDir, llm } = {}) {
   const bin = rerunBinary();
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'rerun-e2e-data-'));
-  const proc = spawn(bin, ['serve', '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env };
+  for (const k of MODEL_ENV) delete env[k];
+  if (llm) Object.assign(env, { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: llm.openaiBaseURL });
+  const proc = spawn(bin, ['serve', '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderr = '';
   proc.stderr.on('data', (d) => {
     stderr += d;
@@ -154,6 +215,28 @@ export async function dragAgentTo(page, handle, boxName) {
   await page.mouse.move(sx + 10, sy + 6, { steps: 3 });
   await page.mouse.move(tx, ty, { steps: 14 });
   await page.mouse.up();
+}
+
+/** Opens a tab of the agent panel by clicking it. */
+export async function openTab(page, name) {
+  const tab = page.getByTestId('agent-panel').getByRole('tab', { name, exact: true });
+  await tab.click();
+  await page.waitForFunction((n) => [...document.querySelectorAll('[role=tab]')].some((t) => t.textContent.trim() === n && t.getAttribute('aria-selected') === 'true'), name);
+}
+
+/** Calls the HTTP API as the UI would (bearer token instead of the cookie). */
+export function apiClient(server) {
+  const token = new URL(server.url).searchParams.get('token');
+  return async (method, path, body) => {
+    const res = await fetch(server.origin + path, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
 }
 
 export async function closePanel(page) {

@@ -2,7 +2,7 @@
 // to look at; also checks that everything seeded is drawn.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agent, box, launchBrowser, openApp, shotPath, startServer } from './harness.mjs';
+import { agent, box, launchBrowser, openApp, openTab, shotPath, startServer } from './harness.mjs';
 
 let server;
 let browser;
@@ -89,6 +89,7 @@ test('a board with 3 boxes and 8 agents, light and dark', async () => {
 
     await agent(page, 'ada-lovelace').click();
     await page.getByTestId('agent-panel').waitFor();
+    await openTab(page, 'Settings');
     await page.getByTestId('soul-editor').fill('# Ada\n\nYou are the **chief analyst**. Keep answers short.\n\n- Check numbers twice\n- Cite sources');
     await page.waitForTimeout(250); // the panel slides in
     await page.screenshot({ path: shotPath(`panel-${scheme}.png`) });

@@ -5,8 +5,15 @@ import type {
   Board,
   Box,
   Capability,
+  DayUsage,
+  ModelsInfo,
   NewAgent,
+  ProviderSetting,
+  Run,
+  RunDetail,
+  Session,
   SoulVersion,
+  Transcript,
   Workspace,
   WorkspaceList,
 } from './types';
@@ -114,4 +121,24 @@ export const api = {
   deriveHandle: (name: string, wsId: string) =>
     request<{ handle: string }>('GET', `/api/handle?${new URLSearchParams({ name, ws: wsId })}`),
   listCapabilities: () => request<Capability[]>('GET', '/api/capabilities'),
+
+  sendMessage: (wsId: string, agentId: string, text: string, sessionId?: string) =>
+    request<Run>('POST', `${ws(wsId)}/agents/${seg(agentId)}/messages`, { text, session_id: sessionId || undefined }),
+  listSessions: (wsId: string, agentId: string) => request<Session[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/sessions`),
+  createSession: (wsId: string, agentId: string) => request<Session>('POST', `${ws(wsId)}/agents/${seg(agentId)}/sessions`, {}),
+  getTranscript: (wsId: string, sessionId: string) => request<Transcript>('GET', `${ws(wsId)}/sessions/${seg(sessionId)}`),
+  updateSession: (wsId: string, sessionId: string, patch: { provider?: string; model?: string; title?: string }) =>
+    request<Session>('PATCH', `${ws(wsId)}/sessions/${seg(sessionId)}`, patch),
+  listRuns: (wsId: string, agentId: string, limit = 100) =>
+    request<Run[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs?limit=${limit}`),
+  usage: (wsId: string, agentId: string, days = 30) =>
+    request<DayUsage[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/usage?days=${days}`),
+  getRun: (wsId: string, runId: string) => request<RunDetail>('GET', `${ws(wsId)}/runs/${seg(runId)}`),
+  cancelRun: (wsId: string, runId: string) => request<Run>('POST', `${ws(wsId)}/runs/${seg(runId)}/cancel`),
+
+  listModels: () => request<ModelsInfo>('GET', '/api/models'),
+  modelSettings: () => request<ProviderSetting[]>('GET', '/api/settings/models'),
+  saveModelSetting: (provider: string, body: { api_key?: string; base_url?: string }) =>
+    request<ProviderSetting[]>('PUT', `/api/settings/models/${seg(provider)}`, body),
+  forgetModelSetting: (provider: string) => request<ProviderSetting[]>('DELETE', `/api/settings/models/${seg(provider)}`),
 };

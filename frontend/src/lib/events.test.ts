@@ -138,3 +138,36 @@ describe('parseChange', () => {
     expect(parseChange('')).toBeUndefined();
   });
 });
+
+describe('delta events', () => {
+  it('parses a delta and ignores anything else', async () => {
+    const { parseDelta } = await import('./events');
+    expect(parseDelta('{"workspace":"ws","run":"r","agent":"a","session":"s","text":"Hi "}')).toEqual({
+      workspace: 'ws',
+      run: 'r',
+      agent: 'a',
+      session: 's',
+      text: 'Hi ',
+    });
+    expect(parseDelta('{"workspace":"ws"}')).toBeUndefined();
+    expect(parseDelta('nope')).toBeUndefined();
+  });
+
+  it('hands delta events to onDelta and run ids on change events', () => {
+    FakeSource.made = [];
+    const deltas: unknown[] = [];
+    const changes: ChangeEvent[] = [];
+    const stop = connectEvents({
+      onChange: (e) => changes.push(e),
+      onDelta: (e) => deltas.push(e),
+      EventSourceImpl: FakeSource as unknown as typeof EventSource,
+    });
+    const es = FakeSource.made[0]!;
+    es.emit('open');
+    es.emit('delta', '{"workspace":"ws","run":"r","agent":"a","session":"s","text":"x"}');
+    es.emit('change', '{"workspace":"ws","kind":"run.step","id":"r","agent":"a","session":"s"}');
+    expect(deltas).toHaveLength(1);
+    expect(changes).toEqual([{ workspace: 'ws', kind: 'run.step', id: 'r', agent: 'a', session: 's' }]);
+    stop();
+  });
+});

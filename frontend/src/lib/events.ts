@@ -1,10 +1,12 @@
 // The one live event stream: GET /api/events (Server-Sent Events).
-import type { ChangeEvent } from './types';
+import type { ChangeEvent, DeltaEvent } from './types';
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
 
 export type EventStreamOptions = {
   onChange: (ev: ChangeEvent) => void;
+  /** Streamed model text (`event: delta`). */
+  onDelta?: (ev: DeltaEvent) => void;
   /** Called on every (re)connection after the first: events may have been missed. */
   onResync?: () => void;
   onStatus?: (status: StreamStatus) => void;
@@ -32,7 +34,27 @@ export function parseChange(data: string): ChangeEvent | undefined {
       if (typeof o.workspace === 'string' && typeof o.kind === 'string') {
         const ev: ChangeEvent = { workspace: o.workspace, kind: o.kind };
         if (typeof o.id === 'string') ev.id = o.id;
+        if (typeof o.agent === 'string') ev.agent = o.agent;
+        if (typeof o.session === 'string') ev.session = o.session;
         return ev;
+      }
+    }
+  } catch {
+    // not JSON: ignored below
+  }
+  return undefined;
+}
+
+/** Parses the data of a `delta` event; undefined when it is not one. */
+export function parseDelta(data: string): DeltaEvent | undefined {
+  try {
+    const v: unknown = JSON.parse(data);
+    if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
+      const [workspace, run, text] = [str('workspace'), str('run'), str('text')];
+      if (workspace !== undefined && run && text !== undefined) {
+        return { workspace, run, text, agent: str('agent') ?? '', session: str('session') ?? '' };
       }
     }
   } catch {
@@ -75,6 +97,10 @@ export function connectEvents(opts: EventStreamOptions): () => void {
     es.addEventListener('change', (e: Event) => {
       const ev = parseChange((e as MessageEvent<string>).data);
       if (ev) opts.onChange(ev);
+    });
+    es.addEventListener('delta', (e: Event) => {
+      const ev = parseDelta((e as MessageEvent<string>).data);
+      if (ev) opts.onDelta?.(ev);
     });
     es.addEventListener('error', () => {
       if (stopped || source !== es) return;

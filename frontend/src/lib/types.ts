@@ -21,7 +21,13 @@ export type SoulVersion = { version: number; body: string; created_at: string };
 
 export type Capability = { id: string; label: string; description: string };
 
-export type Board = { workspace: Workspace; boxes: Box[]; agents: Agent[] };
+export type Board = {
+  workspace: Workspace;
+  boxes: Box[];
+  agents: Agent[];
+  /** What each agent is doing; absent from older servers. */
+  activity?: Record<string, Activity>;
+};
 
 export type WorkspaceList = { workspaces: Workspace[]; current: string };
 
@@ -49,6 +55,98 @@ export type ChangeKind =
   | 'boxes.reordered'
   | 'agent.created'
   | 'agent.updated'
-  | 'agent.deleted';
+  | 'agent.deleted'
+  | 'run.created'
+  | 'run.updated'
+  | 'run.step';
 
-export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string };
+/** run.* events also name the run's agent and session. */
+export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string };
+
+/** Streamed model text of a run, before its `model` step is committed. */
+export type DeltaEvent = { workspace: string; run: string; agent: string; session: string; text: string };
+
+// ---- agent runtime ----
+
+export type RunStatus = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger';
+
+export type Activity = { running: number; last_status: RunStatus | '' };
+
+export type Session = {
+  id: string;
+  agent_id: string;
+  kind: RunSource;
+  title: string;
+  provider: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type Run = {
+  id: string;
+  agent_id: string;
+  session_id: string;
+  source: RunSource;
+  parent_run_id: string;
+  status: RunStatus;
+  input: string;
+  output: string;
+  error: string;
+  provider: string;
+  model: string;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  cost_known: boolean;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+};
+
+export type ToolCall = { id: string; name: string; input: unknown };
+
+export type StepData =
+  | { kind: 'input'; data: { text: string; from: string } }
+  | {
+      kind: 'model';
+      data: { text: string; tool_calls?: ToolCall[] | null; stop_reason?: string; provider?: string; model?: string; cost_known?: boolean };
+    }
+  | { kind: 'tool_call'; data: ToolCall }
+  | { kind: 'tool_result'; data: { id: string; name: string; output: string; is_error: boolean; child_run_id?: string } }
+  | { kind: 'error'; data: { message: string } }
+  | { kind: 'cancel'; data: { reason: string } }
+  | { kind: 'compact'; data: { summary: string } }
+  | { kind: 'note'; data: { text: string } };
+
+export type Step = StepData & {
+  run_id: string;
+  seq: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  started_at: string;
+  ended_at: string;
+};
+
+export type RunDetail = Omit<Run, 'steps'> & { steps: Step[]; children?: Run[] };
+
+export type Transcript = { session: Session; runs: RunDetail[] };
+
+export type DayUsage = { day: string; runs: number; input_tokens: number; output_tokens: number; cost_usd: number };
+
+export type ModelProvider = { name: string; label: string; models: string[]; source: 'env' | 'app' | 'local' };
+export type ModelsInfo = { providers: ModelProvider[]; default: { provider: string; model: string } };
+
+export type ProviderSetting = {
+  name: string;
+  label: string;
+  configured: boolean;
+  source: '' | 'env' | 'app' | 'local';
+  hint: string;
+  base_url: string;
+};

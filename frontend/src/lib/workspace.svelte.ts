@@ -71,7 +71,10 @@ export class WorkspaceState {
   onChange(ev: ChangeEvent): Promise<unknown> {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
-    if (ev.workspace === this.currentId && ev.kind !== 'workspace.switched') work.push(this.refreshBoard());
+    // A run's steps change nothing on the board; its creation and status do (activity).
+    if (ev.workspace === this.currentId && ev.kind !== 'workspace.switched' && ev.kind !== 'run.step') {
+      work.push(this.refreshBoard());
+    }
     return Promise.all(work);
   }
 

@@ -1,0 +1,36 @@
+// Run events from the one event stream, for the views of one agent's runs
+// (chat, monitoring, logs). App feeds it; components subscribe while shown.
+import type { ChangeEvent, DeltaEvent } from './types';
+
+export type RunFeedListener = {
+  /** A run.* change (a run was created, updated, or got a step). */
+  change?: (ev: ChangeEvent) => void;
+  delta?: (ev: DeltaEvent) => void;
+  /** The stream reconnected: events may have been missed. */
+  resync?: () => void;
+  /** Model providers were set up or forgotten in Settings → Models. */
+  models?: () => void;
+};
+
+const listeners = new Set<RunFeedListener>();
+
+export const runFeed = {
+  /** Returns the unsubscribe. */
+  subscribe(l: RunFeedListener): () => void {
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  },
+  change(ev: ChangeEvent) {
+    if (!ev.kind.startsWith('run.')) return;
+    for (const l of listeners) l.change?.(ev);
+  },
+  delta(ev: DeltaEvent) {
+    for (const l of listeners) l.delta?.(ev);
+  },
+  resync() {
+    for (const l of listeners) l.resync?.();
+  },
+  modelsChanged() {
+    for (const l of listeners) l.models?.();
+  },
+};
