@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/prompt"
@@ -88,7 +89,7 @@ func messages(summary string, runs []string, steps map[string][]Step) []llm.Mess
 				var d InputData
 				json.Unmarshal(st.Data, &d)
 				text := d.Text
-				if d.From != "" && d.From != "you" {
+				if strings.HasPrefix(d.From, "@") { // another agent wrote it (call_agent)
 					text = fmt.Sprintf("[message from %s]\n%s", d.From, d.Text)
 				}
 				flush()
