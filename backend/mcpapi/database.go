@@ -46,8 +46,10 @@ func databaseTools() []toolDef {
 				return map[string]any{"tables": tables}, nil
 			}}
 	}
-	query := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
-		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: true, idempotent: true,
+	// statement builds db_query / db_execute and their shared twins: guard
+	// the SQL, find the database, run it (read-only or not).
+	statement := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error), read bool) toolDef {
+		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: read, idempotent: read, destructive: !read,
 			run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 				var in sqlIn
 				if err := decode(args, &in); err != nil {
@@ -60,25 +62,17 @@ func databaseTools() []toolDef {
 				if err != nil {
 					return nil, err
 				}
-				return tool.QueryDB(ctx, p, in.SQL, in.Args)
-			}}
-	}
-	exec := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
-		return toolDef{name: name, title: title, description: desc, schema: schema, destructive: true,
-			run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
-				var in sqlIn
-				if err := decode(args, &in); err != nil {
-					return nil, err
-				}
-				if err := tool.CheckSQL(in.SQL); err != nil {
-					return nil, err
-				}
-				p, err := path(ctx, w, in.Agent)
-				if err != nil {
-					return nil, err
+				if read {
+					return tool.QueryDB(ctx, p, in.SQL, in.Args)
 				}
 				return tool.ExecDB(ctx, p, in.SQL, in.Args)
 			}}
+	}
+	query := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
+		return statement(name, title, desc, schema, path, true)
+	}
+	exec := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
+		return statement(name, title, desc, schema, path, false)
 	}
 	agentOnly := `{"type":"object","properties":{` + agentRef + `},"required":["agent"],"additionalProperties":false}`
 	agentSQL := `{"type":"object","properties":{` + agentRef + `,` + sqlArgs + `},"required":["agent","sql"],"additionalProperties":false}`
