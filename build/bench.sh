@@ -52,6 +52,19 @@ done
 api "$base/api/workspaces/$ws/board" >/dev/null
 sleep 3
 echo "idle RSS with 5 boxes / 20 agents: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$pid/status)"
+
+# The MCP endpoint beside the official TypeScript SDK's example server.
+if command -v node >/dev/null; then
+  here=$(dirname "$0")/bench-mcp
+  (cd "$here" && { [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null 2>&1; })
+  key=$("$srv" key create bench --data-dir "$tmp/idle" 2>/dev/null)
+  eport=$(( 20000 + RANDOM % 20000 ))
+  PORT=$eport node "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp >/dev/null 2>&1 &
+  epid=$!
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$eport/mcp" && break; sleep 0.1; done
+  node "$here/bench.mjs" "$base" "$key" "http://127.0.0.1:$eport" 2000 || echo "MCP bench failed"
+  kill $epid 2>/dev/null || true
+fi
 kill $pid; wait $pid 2>/dev/null || true
 
 size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
