@@ -69,7 +69,8 @@ test('without a key a chat explains where to add one; saving it there fixes the 
 test('the toolbar gear opens Settings → Models; Forget removes a saved key', async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
   const page = await openApp(context, server);
-  await page.getByTestId('open-models').click();
+  await page.getByTestId('open-settings').click();
+  await page.getByRole('menuitem', { name: /^Models/ }).click();
   const dlg = page.getByTestId('models-dialog');
   const openai = dlg.getByTestId('provider-openai');
   await openai.getByTestId('provider-state').getByText('saved in Rerun').waitFor();

@@ -2,9 +2,11 @@
 import type {
   Agent,
   AgentPatch,
+  ApiKey,
   Board,
   Box,
   Capability,
+  CreatedApiKey,
   DayUsage,
   ModelsInfo,
   NewAgent,
@@ -141,4 +143,8 @@ export const api = {
   saveModelSetting: (provider: string, body: { api_key?: string; base_url?: string }) =>
     request<ProviderSetting[]>('PUT', `/api/settings/models/${seg(provider)}`, body),
   forgetModelSetting: (provider: string) => request<ProviderSetting[]>('DELETE', `/api/settings/models/${seg(provider)}`),
+
+  listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
+  createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
+  revokeKey: (wsId: string, id: string) => request<ApiKey>('DELETE', `${ws(wsId)}/keys/${seg(id)}`),
 };

@@ -150,3 +150,16 @@ export type ProviderSetting = {
   hint: string;
   base_url: string;
 };
+
+/** An API key of the workspace's MCP endpoint; the key itself is only in CreatedApiKey. */
+export type ApiKey = {
+  id: string;
+  name: string;
+  /** The key's first characters, e.g. "rrk_ab12cd". */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+
+export type CreatedApiKey = { key: string; record: ApiKey };
