@@ -245,7 +245,9 @@ func TestAPIKeysFromTheUI(t *testing.T) {
 	if raw := e.raw(t, "GET", base+"/keys"); strings.Contains(raw, created.Key) || !strings.Contains(raw, created.Record.Prefix) {
 		t.Errorf("key list shows the key or misses its prefix: %s", raw)
 	}
-	var revoked struct{ RevokedAt *time.Time `json:"revoked_at"` }
+	var revoked struct {
+		RevokedAt *time.Time `json:"revoked_at"`
+	}
 	if code := e.do(t, "DELETE", base+"/keys/"+created.Record.ID, "", &revoked); code != 200 || revoked.RevokedAt == nil {
 		t.Errorf("revoke: %d %+v", code, revoked)
 	}
