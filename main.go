@@ -106,9 +106,11 @@ func start(args []string, window bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	embedURL, embedKey, embedModel := envconfig.Embedder()
 	home, err := workspace.Open(ctx, workspace.Config{
 		DataDir: dir, Logger: log, LLM: envconfig.LLM(),
-		Runtime: run.Config{Workers: envconfig.Workers()},
+		Runtime:      run.Config{Workers: envconfig.Workers()},
+		EmbedBaseURL: embedURL, EmbedAPIKey: embedKey, EmbedModel: embedModel,
 	})
 	if err != nil {
 		return err
@@ -124,7 +126,7 @@ func start(args []string, window bool) error {
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
-		MCP:        mcpapi.Handler(home, version, log),
+		MCP: mcpapi.Handler(home, version, log),
 	})
 	ln, fellBack, err := httpapi.Listen(*port)
 	if err != nil {

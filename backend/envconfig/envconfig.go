@@ -74,3 +74,14 @@ func Workers() int {
 	n, _ := strconv.Atoi(os.Getenv("RERUN_WORKERS"))
 	return n
 }
+
+// Embedder is the embeddings endpoint for recall by meaning:
+// RERUN_EMBED_BASE_URL (any OpenAI-compatible /v1, Ollama's
+// http://localhost:11434/v1 included), RERUN_EMBED_API_KEY and
+// RERUN_EMBED_MODEL. With neither a key nor a base URL, memories are recalled
+// by keywords only.
+func Embedder() (baseURL, apiKey, model string) {
+	return strings.TrimSpace(os.Getenv("RERUN_EMBED_BASE_URL")),
+		strings.TrimSpace(os.Getenv("RERUN_EMBED_API_KEY")),
+		strings.TrimSpace(os.Getenv("RERUN_EMBED_MODEL"))
+}

@@ -31,3 +31,13 @@ func TestDataDirPrecedence(t *testing.T) {
 		t.Errorf("relative flag = %q, want an absolute path", got)
 	}
 }
+
+func TestEmbedder(t *testing.T) {
+	t.Setenv("RERUN_EMBED_BASE_URL", " http://localhost:11434/v1 ")
+	t.Setenv("RERUN_EMBED_API_KEY", "k")
+	t.Setenv("RERUN_EMBED_MODEL", "nomic-embed-text")
+	url, key, model := Embedder()
+	if url != "http://localhost:11434/v1" || key != "k" || model != "nomic-embed-text" {
+		t.Errorf("got %q %q %q, want the trimmed values of RERUN_EMBED_*", url, key, model)
+	}
+}

@@ -111,16 +111,38 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if r.ContentLength > MaxBodyBytes {
-			writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		limit := bodyLimit(r)
+		if r.ContentLength > limit {
+			writeError(w, http.StatusRequestEntityTooLarge, tooLarge(r))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }
 
-const tooLarge = "request body is larger than 1 MiB; send less"
+// isSkillImport reports whether r is POST /api/workspaces/{ws}/agents/{id}/skills/import,
+// the one route whose body is an archive rather than JSON.
+func isSkillImport(r *http.Request) bool {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return r.Method == http.MethodPost && len(parts) == 7 && parts[0] == "api" && parts[1] == "workspaces" &&
+		parts[3] == "agents" && parts[5] == "skills" && parts[6] == "import"
+}
+
+// bodyLimit is MaxBodyBytes, or MaxImportBytes for a skill import.
+func bodyLimit(r *http.Request) int64 {
+	if isSkillImport(r) {
+		return MaxImportBytes
+	}
+	return MaxBodyBytes
+}
+
+func tooLarge(r *http.Request) string {
+	if isSkillImport(r) {
+		return "the .zip is larger than 12 MiB; a skill holds at most 10 MiB, so leave large files out"
+	}
+	return "request body is larger than 1 MiB; send less"
+}
 
 func isTooLarge(err error) bool {
 	var mbe *http.MaxBytesError

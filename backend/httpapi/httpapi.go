@@ -19,6 +19,11 @@ import (
 // MaxBodyBytes is the largest request body accepted (413 beyond).
 const MaxBodyBytes = 1 << 20
 
+// MaxImportBytes is the largest skill archive accepted by the import route:
+// a skill holds at most 10 MiB (skill.MaxTotalBytes), plus room for the zip's
+// own headers when its files do not compress.
+const MaxImportBytes = 12 << 20
+
 // HeartbeatInterval is how often an idle event stream gets a comment line, so
 // dead clients are noticed (by the failed write) and proxies keep it open.
 const HeartbeatInterval = 15 * time.Second

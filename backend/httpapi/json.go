@@ -37,7 +37,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, fault.ErrInvalid):
 		status = http.StatusBadRequest
 	case isTooLarge(err):
-		writeError(w, http.StatusRequestEntityTooLarge, tooLarge)
+		writeError(w, http.StatusRequestEntityTooLarge, tooLarge(r))
 		return
 	}
 	if status == http.StatusInternalServerError {

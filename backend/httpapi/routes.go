@@ -64,6 +64,7 @@ func (s *Server) routes() {
 		return agent.Capabilities, nil
 	}))
 	s.runRoutes()
+	s.memoryRoutes()
 	if s.cfg.MCP != nil {
 		m.Handle(mcpapi.Path, s.cfg.MCP)
 	}

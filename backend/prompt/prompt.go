@@ -1,12 +1,13 @@
 // Package prompt assembles an agent's system prompt: the one place that says
-// what a model is told before the conversation. Later capabilities (skills,
-// memory, the Brain, variables) join here, in their own sections.
+// what a model is told before the conversation. Each capability that adds to
+// it (skills, memory; later the Brain, variables) has its own section.
 package prompt
 
 import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Input is what the system prompt is made of.
@@ -18,8 +19,19 @@ type Input struct {
 	// Guide explains the enabled tool families (tool.Guide); empty when the
 	// agent has no tools.
 	Guide string
-	Now   time.Time // in the user's time zone
+	// Skills is the skill index: one "name: description" line per skill;
+	// empty leaves the section out.
+	Skills string
+	// Memories are the facts recalled for this run, best first, each
+	// carrying its id ("[mem_…] text"); at most MaxMemoriesBytes of them
+	// are shown.
+	Memories []string
+	Now      time.Time // in the user's time zone
 }
+
+// MaxMemoriesBytes bounds the "What you remember" section: recalled facts
+// inform the run, they must not crowd out the conversation.
+const MaxMemoriesBytes = 2048
 
 // System returns the system prompt.
 func System(in Input) string {
@@ -43,6 +55,22 @@ func System(in Input) string {
 		b.WriteString("\n## Your tools\n\nYou have no tools in this workspace: answer from what you know and say what you would need.\n")
 	}
 
+	if idx := strings.TrimSpace(in.Skills); idx != "" {
+		b.WriteString("\n## Your skills\n\n")
+		b.WriteString("Written procedures you can follow. When a task matches one, load it with load_skill first, then follow it.\n\n")
+		for _, line := range strings.Split(idx, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				b.WriteString("- " + line + "\n")
+			}
+		}
+	}
+
+	if mems := memories(in.Memories); mems != "" {
+		b.WriteString("\n## What you remember\n\n")
+		b.WriteString("Facts from earlier work that look relevant here (ids in brackets, for remember's supersedes and forget):\n\n")
+		b.WriteString(mems)
+	}
+
 	b.WriteString("\n## How you work\n\n")
 	b.WriteString("- Do the task; when a tool fails, read its error and fix the call rather than repeating it.\n")
 	b.WriteString("- Never ask for a password or API key in the chat: the conversation is stored and sent to a model.\n")
@@ -53,6 +81,38 @@ func System(in Input) string {
 		fmt.Fprintf(&b, ", time zone %s", loc)
 	}
 	b.WriteString(".\n")
+	return b.String()
+}
+
+// memories renders the recalled facts as a list of at most MaxMemoriesBytes,
+// dropping whole facts from the end; a first fact longer than the bound is cut
+// on a character boundary.
+func memories(facts []string) string {
+	var b strings.Builder
+	left := 0
+	for i, f := range facts {
+		f = strings.Join(strings.Fields(f), " ") // one fact, one line
+		if f == "" {
+			continue
+		}
+		line := "- " + f + "\n"
+		if b.Len()+len(line) > MaxMemoriesBytes {
+			if b.Len() == 0 {
+				cut := MaxMemoriesBytes - len("- …\n")
+				for cut > 0 && !utf8.RuneStart(f[cut]) {
+					cut--
+				}
+				b.WriteString("- " + f[:cut] + "…\n")
+				i++
+			}
+			left = len(facts) - i
+			break
+		}
+		b.WriteString(line)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "(%d more not shown; use recall to search)\n", left)
+	}
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/prompt"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
@@ -196,7 +199,10 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 		specs[i] = llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema}
 	}
 	caller := &agentCaller{s: s, run: r}
-	env := s.toolEnv(a, caller)
+	env := s.toolEnv(a, r, caller)
+	// Recalled once, before the first turn, and kept for the whole run: the
+	// prompt stays the same from turn to turn, and a recall reinforces.
+	extra := s.promptExtra(bg, a, r)
 
 	wantProvider, wantModel := a.Provider, a.Model
 	if sess.Provider != "" || sess.Model != "" {
@@ -222,7 +228,7 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 			}
 			return Failed, "", ErrorData{err.Error()}
 		}
-		system := s.system(bg, a)
+		system := s.system(bg, a, extra)
 		started := s.now()
 		resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: msgs, Tools: specs, MaxTokens: s.cfg.MaxTokens},
 			func(d llm.Delta) {
@@ -339,26 +345,130 @@ func capOutput(s string) string {
 	return s[:maxToolOutput] + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-maxToolOutput)
 }
 
+// recallAtStart is how many memories relevant to a run's input go in its
+// prompt.
+const recallAtStart = 5
+
+// promptParts are the parts of the system prompt gathered once per run.
+type promptParts struct {
+	skills   string   // the skill index
+	memories []string // recalled facts, "[id] text"
+}
+
+// promptExtra recalls the memories relevant to the run's input (when the
+// agent has the memory capability) and reads its skill index (skills). A
+// failure costs the prompt that part, not the run.
+func (s *Service) promptExtra(ctx context.Context, a agent.Agent, r *Run) promptParts {
+	var p promptParts
+	if s.memory != nil && slices.Contains(a.Capabilities, "memory") && strings.TrimSpace(r.Input) != "" {
+		found, err := s.memory.Recall(ctx, a.ID, r.Input, recallAtStart)
+		if err != nil {
+			s.log.Warn("recall memories for the prompt", "run", r.ID, "err", err)
+		}
+		for _, m := range found {
+			p.memories = append(p.memories, fmt.Sprintf("[%s] %s", m.ID, m.Text))
+		}
+		if len(found) > 0 {
+			s.changed("memory.changed", a.ID) // strengths moved
+		}
+	}
+	if s.skills != nil && slices.Contains(a.Capabilities, "skills") {
+		idx, err := s.skills.Index(ctx, a.ID)
+		if err != nil {
+			s.log.Warn("read skill index for the prompt", "run", r.ID, "err", err)
+		}
+		p.skills = idx
+	}
+	return p
+}
+
+// changed tells the UI an agent's memories or skills changed.
+func (s *Service) changed(kind, agentID string) {
+	if s.bus != nil {
+		s.bus.Publish(event.Change{Workspace: s.workspace, Kind: kind, ID: agentID, Agent: agentID})
+	}
+}
+
 // system assembles the agent's system prompt.
-func (s *Service) system(ctx context.Context, a agent.Agent) string {
+func (s *Service) system(ctx context.Context, a agent.Agent, extra promptParts) string {
 	boxName := ""
 	if b, err := s.boxes.Get(ctx, a.BoxID); err == nil {
 		boxName = b.Name
 	}
 	return prompt.System(prompt.Input{
 		Name: a.Name, Handle: a.Handle, Box: boxName, Soul: a.Soul,
-		Guide: tool.Guide(a.Capabilities), Now: s.cfg.Now().In(s.cfg.Location),
+		Guide: tool.Guide(a.Capabilities), Skills: extra.skills, Memories: extra.memories,
+		Now: s.cfg.Now().In(s.cfg.Location),
 	})
 }
 
-func (s *Service) toolEnv(a agent.Agent, caller *agentCaller) *tool.Env {
+func (s *Service) toolEnv(a agent.Agent, r *Run, caller *agentCaller) *tool.Env {
 	dir := s.agents.Dir(a.ID)
-	return &tool.Env{
+	env := &tool.Env{
 		AgentID: a.ID, AgentName: a.Name, AgentHandle: a.Handle,
 		FilesDir: filepath.Join(dir, "files"), SharedDir: s.sharedDir,
 		AgentDB: filepath.Join(dir, "agent.db"), SharedDB: s.sharedDB,
 		Souls: soulWriter{s.agents}, Agents: caller,
+		// The tool call being executed is the run's latest step.
+		RunID: r.ID, Step: func() int { return r.Steps },
 	}
+	if s.memory != nil {
+		env.Memories = memories{s.memory, s}
+	}
+	if s.skills != nil {
+		env.Skills = skills{s.skills, s}
+	}
+	return env
+}
+
+// memories is the memory service as the tools see it: the agent's own
+// writes (and recalls, which move strengths) refresh an open Memory tab.
+type memories struct {
+	*memory.Service
+	s *Service
+}
+
+func (m memories) Remember(ctx context.Context, agentID, text string, src memory.Source, opts memory.RememberOptions) (memory.Remembered, error) {
+	out, err := m.Service.Remember(ctx, agentID, text, src, opts)
+	if err == nil {
+		m.s.changed("memory.changed", agentID)
+	}
+	return out, err
+}
+
+func (m memories) Recall(ctx context.Context, agentID, query string, k int) ([]memory.Scored, error) {
+	out, err := m.Service.Recall(ctx, agentID, query, k)
+	if len(out) > 0 {
+		m.s.changed("memory.changed", agentID)
+	}
+	return out, err
+}
+
+func (m memories) Forget(ctx context.Context, id string) error {
+	mem, err := m.Service.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := m.Service.Forget(ctx, id); err != nil {
+		return err
+	}
+	m.s.changed("memory.changed", mem.AgentID)
+	return nil
+}
+
+// skills is the skill service as the tools see it: upsert_skill refreshes
+// an open Skills tab.
+type skills struct {
+	*skill.Service
+	s *Service
+}
+
+func (k skills) Upsert(ctx context.Context, agentID, name, skillMD string, files map[string][]byte) (skill.Skill, error) {
+	out, err := k.Service.Upsert(ctx, agentID, name, skillMD, files)
+	if err == nil {
+		k.s.changed("skill.changed", agentID)
+	}
+	return out, err
 }
 
 type soulWriter struct{ agents *agent.Service }

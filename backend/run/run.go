@@ -25,6 +25,8 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
@@ -141,6 +143,8 @@ type Service struct {
 	cfg       Config
 	sharedDir string
 	sharedDB  string
+	memory    *memory.Service
+	skills    *skill.Service
 
 	kick chan struct{}
 
@@ -162,6 +166,10 @@ type Deps struct {
 	Logger    *slog.Logger
 	SharedDir string // the workspace's shared folder
 	SharedDB  string // the workspace's shared database
+	// Memory and Skills back the memory and skills capabilities; nil turns
+	// the family off (its tools say it is not available).
+	Memory *memory.Service
+	Skills *skill.Service
 }
 
 // NewService returns the run service; call Serve to execute runs.
@@ -174,6 +182,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
+		memory: d.Memory, skills: d.Skills,
 		kick:   make(chan struct{}, 1),
 		active: map[string]context.CancelCauseFunc{}, sessions: map[string]bool{}, done: map[string]chan struct{}{},
 	}

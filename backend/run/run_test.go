@@ -14,7 +14,9 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
@@ -76,6 +78,9 @@ type fixture struct {
 	fake   *llmtest.Server
 	bus    *event.Bus
 	dir    string
+	// memory and skills, when set before serve, back those capabilities.
+	memory *memory.Service
+	skills *skill.Service
 }
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
@@ -110,7 +115,8 @@ func base(t testing.TB) *fixture {
 // serve starts a run service with models until the test ends.
 func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
 	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
-		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db")}, cfg)
+		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
+		Memory: f.memory, Skills: f.skills}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Serve(ctx); close(done) }()

@@ -11,7 +11,7 @@ import (
 // may not share state through them.
 func Catalog() []Tool {
 	var all []Tool
-	for _, family := range [][]Tool{filesTools(), shellTools(), databaseTools(), soulTools(), agentsTools(), webTools()} {
+	for _, family := range [][]Tool{filesTools(), shellTools(), databaseTools(), memoryTools(), skillsTools(), soulTools(), agentsTools(), webTools()} {
 		all = append(all, family...)
 	}
 	return all
@@ -19,7 +19,7 @@ func Catalog() []Tool {
 
 // ForCapabilities returns the tools of the enabled capability ids, in
 // Catalog order. Unknown ids and families implemented elsewhere (browser,
-// memory, skills, human, connectors) add nothing here.
+// human, connectors) add nothing here.
 func ForCapabilities(caps []string) []Tool {
 	var out []Tool
 	for _, t := range Catalog() {
@@ -51,6 +51,12 @@ var guides = []struct{ family, text string }{
 	{"database", `## Databases (SQLite)
 - Your own database: list_tables, db_query (read-only, one statement), db_execute (changes). The workspace's shared database, common to every coworker: list_space_tables, space_db_query, space_db_execute.
 - Pass values as args with ? placeholders. ATTACH, DETACH, load_extension, setting PRAGMAs and VACUUM INTO are refused. Queries return at most 500 rows; use LIMIT and aggregates.`},
+	{"memory", `## Memory
+- What you remember about this request is under "What you remember", each fact with its [id]. remember writes down a short durable fact for later runs (one sentence: a preference, a decision, where something is); recall searches your memories; forget deletes one.
+- When something you remember is wrong, remember the correction with supersedes set to the old id. Memories nobody recalls fade and retire.`},
+	{"skills", `## Skills
+- Your skills are written procedures, listed by name and description under "Your skills". When a task matches one, call load_skill first and follow it; read_skill_file opens the reference files it lists.
+- When you work out a procedure worth repeating, or a skill proved wrong, save it with upsert_skill (the whole SKILL.md with name and description front matter). Every version is kept.`},
 	{"soul", `## Soul
 - update_soul replaces your soul (the instructions you are reading) with a complete new version; use it sparingly, to keep what you learned about how to work. Every version is kept.`},
 	{"agents", `## Coworkers

@@ -86,7 +86,7 @@ func TestCatalogGolden(t *testing.T) {
 		json.Indent(&schema, tl.Schema, "", "  ")
 		b.WriteString("## " + tl.Name + " (" + tl.Family + ")\n\n" + tl.Description + "\n\n" + schema.String() + "\n\n")
 	}
-	b.WriteString("## Guide(all)\n\n" + Guide([]string{"files", "shell", "database", "soul", "agents", "web"}) + "\n")
+	b.WriteString("## Guide(all)\n\n" + Guide([]string{"files", "shell", "database", "memory", "skills", "soul", "agents", "web"}) + "\n")
 	golden := filepath.Join("testdata", "catalog.golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)
@@ -121,7 +121,9 @@ func TestForCapabilities(t *testing.T) {
 		{"catalog order whatever the input order", []string{"web", "agents", "soul"}, "update_soul call_agent fetch_url"},
 		{"database", []string{"database"}, "list_tables db_query db_execute list_space_tables space_db_query space_db_execute"},
 		{"shell", []string{"shell"}, "run_command"},
-		{"families implemented elsewhere add nothing", []string{"browser", "memory", "skills", "human", "connectors", "nope"}, ""},
+		{"memory", []string{"memory"}, "remember recall forget"},
+		{"skills", []string{"skills"}, "list_skills load_skill read_skill_file upsert_skill"},
+		{"families implemented elsewhere add nothing", []string{"browser", "human", "connectors", "nope"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,7 +162,8 @@ func TestGuide(t *testing.T) {
 	}{
 		{"none", nil, nil, []string{"##"}},
 		{"files", []string{"files"}, []string{"## Files", "shared/"}, []string{"## Shell", "## Databases"}},
-		{"database", []string{"database", "memory"}, []string{"## Databases", "db_query (read-only", "space_db_query"}, []string{"## Files"}},
+		{"database", []string{"database", "browser"}, []string{"## Databases", "db_query (read-only", "space_db_query"}, []string{"## Files"}},
+		{"memory and skills", []string{"skills", "memory"}, []string{"## Memory", "supersedes", "## Skills", "load_skill"}, []string{"## Files"}},
 		{"several in catalog order", []string{"web", "shell"}, []string{"## Shell", "## Web"}, nil},
 	}
 	for _, tt := range tests {

@@ -1,5 +1,5 @@
 // Package tool holds what an agent can do: the tool families its capabilities
-// switch on (files, shell, database, web, soul, agents), each tool with a JSON
+// switch on (files, shell, database, web, soul, agents, memory, skills), each tool with a JSON
 // schema, path jails and guards, and errors that tell the model what to fix.
 //
 // Tools never see the run loop; what they need from the rest of the workspace
@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 )
 
 // Tool is one callable tool.
@@ -38,8 +40,15 @@ type Env struct {
 	AgentDB     string // path of agents/<id>/agent.db
 	SharedDB    string // path of shared.db
 
-	Souls  SoulWriter  // for update_soul
-	Agents AgentCaller // for call_agent
+	Souls    SoulWriter  // for update_soul
+	Agents   AgentCaller // for call_agent
+	Memories MemoryStore // for remember, recall, forget
+	Skills   SkillStore  // for list_skills, load_skill, read_skill_file, upsert_skill
+
+	// RunID and Step say which run and step a memory was written by; Step
+	// returns the sequence number of the tool call being executed.
+	RunID string
+	Step  func() int
 }
 
 // SoulWriter stores a new version of an agent's soul.
@@ -50,6 +59,22 @@ type SoulWriter interface {
 // AgentCaller runs another agent of the workspace and waits for its answer.
 type AgentCaller interface {
 	CallAgent(ctx context.Context, handle, message string) (string, error)
+}
+
+// MemoryStore keeps agents' memories (a *memory.Service).
+type MemoryStore interface {
+	Remember(ctx context.Context, agentID, text string, src memory.Source, opts memory.RememberOptions) (memory.Remembered, error)
+	Recall(ctx context.Context, agentID, query string, k int) ([]memory.Scored, error)
+	Get(ctx context.Context, id string) (memory.Memory, error)
+	Forget(ctx context.Context, id string) error
+}
+
+// SkillStore keeps agents' skills (a *skill.Service).
+type SkillStore interface {
+	List(ctx context.Context, agentID string) ([]skill.Summary, error)
+	Load(ctx context.Context, agentID, name string) (skill.Loaded, error)
+	ReadFile(ctx context.Context, agentID, name, file string) ([]byte, error)
+	Upsert(ctx context.Context, agentID, name, skillMD string, files map[string][]byte) (skill.Skill, error)
 }
 
 // decode reads a tool's input object into v. Unknown fields are refused so a

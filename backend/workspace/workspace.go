@@ -9,6 +9,7 @@
 //	<data-dir>/workspaces/<id>/workspace.db boxes, agents, souls, …
 //	<data-dir>/workspaces/<id>/shared/      the shared folder
 //	<data-dir>/workspaces/<id>/shared.db    the shared database
+//	<data-dir>/workspaces/<id>/vectors/      memory embeddings (chromem-go), with an embedder
 //	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db}
 package workspace
 
@@ -34,7 +35,9 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
@@ -49,6 +52,21 @@ type Config struct {
 	LLM llm.Config
 	// Runtime tunes the run workers of every workspace.
 	Runtime run.Config
+	// EmbedBaseURL, EmbedAPIKey and EmbedModel name an OpenAI-compatible
+	// embeddings endpoint (envconfig.Embedder) for recall by meaning. With
+	// neither a key nor a base URL, memories are recalled by keywords only;
+	// the model defaults to memory.NewOpenAI's.
+	EmbedBaseURL string
+	EmbedAPIKey  string
+	EmbedModel   string
+}
+
+// embedder is the configured embeddings client, nil for keywords only.
+func (c Config) embedder() memory.Embedder {
+	if c.EmbedAPIKey == "" && c.EmbedBaseURL == "" {
+		return nil
+	}
+	return memory.NewOpenAI(memory.OpenAIConfig{BaseURL: c.EmbedBaseURL, APIKey: c.EmbedAPIKey, Model: c.EmbedModel})
 }
 
 // Info names a workspace.
@@ -66,6 +84,8 @@ type Workspace struct {
 	Agents *agent.Service
 	Runs   *run.Service
 	Keys   *apikey.Service
+	Memory *memory.Service
+	Skills *skill.Service
 
 	mu   sync.Mutex
 	info Info
@@ -78,7 +98,8 @@ func (w *Workspace) Info() Info {
 	return w.info
 }
 
-// DeleteAgent stops the agent's runs, then deletes it with its folder.
+// DeleteAgent stops the agent's runs, then deletes it with its folder and
+// memories.
 func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
 	if _, err := w.Agents.Get(ctx, id); err != nil {
 		return err
@@ -86,7 +107,11 @@ func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
 	if err := w.Runs.CancelAgent(ctx, id); err != nil {
 		return err
 	}
-	return w.Agents.Delete(ctx, id)
+	if err := w.Agents.Delete(ctx, id); err != nil {
+		return err
+	}
+	// The rows went with the agent (cascade); this drops the vectors too.
+	return w.Memory.ForgetAgent(ctx, id)
 }
 
 // Home is an open data directory: every workspace in it, and the change bus
@@ -96,6 +121,8 @@ type Home struct {
 	log    *slog.Logger
 	bus    event.Bus
 	models *Models
+	// embedder is shared by every workspace: one endpoint, one model.
+	embedder memory.Embedder
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -121,7 +148,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &Home{cfg: cfg, log: log, open: map[string]*Workspace{}}
+	h := &Home{cfg: cfg, log: log, open: map[string]*Workspace{}, embedder: cfg.embedder()}
 	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -184,15 +211,58 @@ func (h *Home) Serve(ctx context.Context) error {
 	return nil
 }
 
-// serve starts w's run workers; h.mu is held.
+// serve starts w's run workers and memory upkeep; h.mu is held.
 func (h *Home) serve(ctx context.Context, w *Workspace) {
-	h.group.Add(1)
+	h.group.Add(2)
 	go func() {
 		defer h.group.Done()
 		if err := w.Runs.Serve(ctx); err != nil {
 			h.log.Error("run workers stopped", "workspace", w.Info().ID, "err", err)
 		}
 	}()
+	go func() {
+		defer h.group.Done()
+		h.keepMemory(ctx, w)
+	}()
+}
+
+// SweepInterval is how often faded memories are marked retired.
+const SweepInterval = time.Hour
+
+// keepMemory re-embeds the memories left without a vector of the current
+// embedding model (all of them after the model changed), publishing its
+// progress as "memory.reembed" changes with Text "done/total", then retires
+// faded memories every SweepInterval until ctx ends.
+func (h *Home) keepMemory(ctx context.Context, w *Workspace) {
+	id := w.Info().ID
+	log := h.log.With("workspace", id)
+	if stale, err := w.Memory.Stale(ctx); err != nil {
+		log.Warn("count memories to re-embed", "err", err)
+	} else if stale > 0 {
+		log.Info("re-embedding memories", "count", stale)
+		err := w.Memory.Reembed(ctx, func(done, total int) {
+			log.Info("re-embedding memories", "done", done, "total", total)
+			h.bus.Publish(event.Change{Workspace: id, Kind: "memory.reembed", Text: fmt.Sprintf("%d/%d", done, total)})
+		})
+		if err != nil && ctx.Err() == nil {
+			// Keyword recall still works; the next start resumes.
+			log.Warn("re-embed memories", "err", err)
+		}
+	}
+	tick := time.NewTicker(SweepInterval)
+	defer tick.Stop()
+	for {
+		if n, err := w.Memory.Sweep(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("retire faded memories", "err", err)
+		} else if n > 0 {
+			log.Info("retired faded memories", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // DataDir is the data directory.
@@ -262,17 +332,27 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		return nil, fmt.Errorf("open workspace %s shared database: %w", id, err)
 	}
 	shared.Close()
+	mem, err := memory.New(db, memory.Config{
+		Embedder: h.embedder, VectorDir: filepath.Join(dir, "vectors"), Logger: h.log.With("workspace", id),
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s memories: %w", id, err)
+	}
 	w := &Workspace{
 		Dir:    dir,
 		DB:     db,
 		Boxes:  box.NewService(db, id, &h.bus),
 		Agents: agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
 		Keys:   apikey.NewService(db),
+		Memory: mem,
+		Skills: skill.New(db, skill.Config{AgentsDir: filepath.Join(dir, "agents")}),
 		info:   Info{ID: id},
 	}
 	w.Runs = run.NewService(run.Deps{
 		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: h.models, Bus: &h.bus,
 		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
+		Memory: w.Memory, Skills: w.Skills,
 	}, h.cfg.Runtime)
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
