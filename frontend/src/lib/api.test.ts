@@ -124,3 +124,54 @@ describe('errors', () => {
     await expect(api.listWorkspaces()).rejects.toThrow(/not JSON/);
   });
 });
+
+describe('memory and skills', () => {
+  it('lists memories with a search and retired ones', async () => {
+    answer = () => json(200, []);
+    await api.listMemories('ws_1', 'ag_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/memories');
+    await api.listMemories('ws_1', 'ag_1', { q: ' billing & co ', retired: true });
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/memories?q=billing+%26+co&retired=1');
+  });
+
+  it('adds, edits and deletes memories', async () => {
+    answer = () => json(201, { memory: { id: 'mem_1' }, reason: '' });
+    await api.addMemory('ws_1', 'ag_1', 'Invoices go to billing');
+    expect(last().init.method).toBe('POST');
+    expect(bodyOf(last())).toEqual({ text: 'Invoices go to billing' });
+    await api.addMemory('ws_1', 'ag_1', 'Invoices go to ap', 'mem_1');
+    expect(bodyOf(last())).toEqual({ text: 'Invoices go to ap', supersedes: 'mem_1' });
+    answer = () => json(200, { id: 'mem_1' });
+    await api.updateMemory('ws_1', 'mem_1', 'new');
+    expect(last().url).toBe('/api/workspaces/ws_1/memories/mem_1');
+    expect(last().init.method).toBe('PATCH');
+    expect(bodyOf(last())).toEqual({ text: 'new' });
+    answer = () => new Response(null, { status: 204 });
+    await api.deleteMemory('ws_1', 'mem_1');
+    expect(last().init.method).toBe('DELETE');
+  });
+
+  it('saves a skill as its whole SKILL.md', async () => {
+    answer = () => json(200, { name: 'triage-inbox' });
+    await api.saveSkill('ws_1', 'ag_1', 'triage-inbox', '---\nname: triage-inbox\n---\n');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/skills/triage-inbox');
+    expect(last().init.method).toBe('PUT');
+    expect(bodyOf(last())).toEqual({ skill_md: '---\nname: triage-inbox\n---\n' });
+    await api.skillVersions('ws_1', 'ag_1', 'triage-inbox');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/skills/triage-inbox/versions');
+  });
+
+  it('imports a zip as the raw body and shows the refusal', async () => {
+    const zip = new Uint8Array([0x50, 0x4b, 3, 4]).buffer;
+    answer = () => json(400, { error: 'refused archive: entry "../evil/SKILL.md" points outside the skill folder' });
+    await expect(api.importSkill('ws_1', 'ag_1', zip)).rejects.toThrow(/points outside/);
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/skills/import');
+    expect(last().init.method).toBe('POST');
+    expect((last().init.headers as Record<string, string>)['Content-Type']).toBe('application/zip');
+    expect(last().init.body).toBe(zip);
+  });
+
+  it('gives the export address', () => {
+    expect(api.skillExportUrl('ws_1', 'ag_1', 'pdf-tools')).toBe('/api/workspaces/ws_1/agents/ag_1/skills/pdf-tools/export');
+  });
+});

@@ -8,12 +8,18 @@ import type {
   Capability,
   CreatedApiKey,
   DayUsage,
+  Memory,
+  MemoryQuery,
   ModelsInfo,
   NewAgent,
   ProviderSetting,
+  Remembered,
   Run,
   RunDetail,
   Session,
+  Skill,
+  SkillSummary,
+  SkillVersion,
   SoulVersion,
   Transcript,
   Workspace,
@@ -46,13 +52,24 @@ export function onUnauthorized(fn: () => void): () => void {
   return () => unauthorized.delete(fn);
 }
 
+/** A body sent as it is (not as JSON), e.g. an uploaded file. */
+class RawBody {
+  constructor(
+    readonly data: Blob | ArrayBuffer,
+    readonly type: string,
+  ) {}
+}
+
 async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = {
     method,
     credentials: 'same-origin',
     headers: { Accept: 'application/json' },
   };
-  if (body !== undefined) {
+  if (body instanceof RawBody) {
+    init.headers = { Accept: 'application/json', 'Content-Type': body.type };
+    init.body = body.data;
+  } else if (body !== undefined) {
     init.headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
     init.body = JSON.stringify(body);
   }
@@ -98,6 +115,17 @@ async function readError(res: Response): Promise<string> {
 
 const seg = encodeURIComponent;
 const ws = (id: string) => `/api/workspaces/${seg(id)}`;
+const agentPath = (wsId: string, agentId: string) => `${ws(wsId)}/agents/${seg(agentId)}`;
+const skillPath = (wsId: string, agentId: string, name: string) => `${agentPath(wsId, agentId)}/skills/${seg(name)}`;
+
+function memoryQuery(q: MemoryQuery): string {
+  const p = new URLSearchParams();
+  if (q.q?.trim()) p.set('q', q.q.trim());
+  if (q.retired) p.set('retired', '1');
+  if (q.limit) p.set('limit', String(q.limit));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
 
 export const api = {
   listWorkspaces: () => request<WorkspaceList>('GET', '/api/workspaces'),
@@ -147,4 +175,26 @@ export const api = {
   listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
   createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
   revokeKey: (wsId: string, id: string) => request<ApiKey>('DELETE', `${ws(wsId)}/keys/${seg(id)}`),
+
+  listMemories: (wsId: string, agentId: string, q: MemoryQuery = {}) =>
+    request<Memory[]>('GET', `${agentPath(wsId, agentId)}/memories${memoryQuery(q)}`),
+  addMemory: (wsId: string, agentId: string, text: string, supersedes?: string) =>
+    request<Remembered>('POST', `${agentPath(wsId, agentId)}/memories`, { text, supersedes: supersedes || undefined }),
+  updateMemory: (wsId: string, id: string, text: string) =>
+    request<Memory>('PATCH', `${ws(wsId)}/memories/${seg(id)}`, { text }),
+  deleteMemory: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/memories/${seg(id)}`),
+
+  listSkills: (wsId: string, agentId: string) => request<SkillSummary[]>('GET', `${agentPath(wsId, agentId)}/skills`),
+  getSkill: (wsId: string, agentId: string, name: string) => request<Skill>('GET', skillPath(wsId, agentId, name)),
+  skillVersions: (wsId: string, agentId: string, name: string) =>
+    request<SkillVersion[]>('GET', `${skillPath(wsId, agentId, name)}/versions`),
+  /** Creates or replaces a skill; skillMd is the whole SKILL.md and must carry this name. */
+  saveSkill: (wsId: string, agentId: string, name: string, skillMd: string) =>
+    request<Skill>('PUT', skillPath(wsId, agentId, name), { skill_md: skillMd }),
+  deleteSkill: (wsId: string, agentId: string, name: string) => request<void>('DELETE', skillPath(wsId, agentId, name)),
+  /** Installs a skill from a .zip of its folder (the file itself is the body). */
+  importSkill: (wsId: string, agentId: string, zip: Blob | ArrayBuffer) =>
+    request<Skill>('POST', `${agentPath(wsId, agentId)}/skills/import`, new RawBody(zip, 'application/zip')),
+  /** Where the browser downloads a skill as .zip (same-origin, the cookie signs it). */
+  skillExportUrl: (wsId: string, agentId: string, name: string) => `${skillPath(wsId, agentId, name)}/export`,
 };

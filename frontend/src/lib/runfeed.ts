@@ -1,5 +1,5 @@
 // Run events from the one event stream, for the views of one agent's runs
-// (chat, monitoring, logs). App feeds it; components subscribe while shown.
+// (chat, monitoring, logs), and changes of its memories and skills. App feeds it; components subscribe while shown.
 import type { ChangeEvent, DeltaEvent } from './types';
 
 export type RunFeedListener = {
@@ -8,6 +8,8 @@ export type RunFeedListener = {
   delta?: (ev: DeltaEvent) => void;
   /** The stream reconnected: events may have been missed. */
   resync?: () => void;
+  /** An agent's memories or skills changed (memory.changed / skill.changed; id: the agent). */
+  knowledge?: (ev: ChangeEvent) => void;
   /** Model providers were set up or forgotten in Settings → Models. */
   models?: () => void;
 };
@@ -21,6 +23,10 @@ export const runFeed = {
     return () => void listeners.delete(l);
   },
   change(ev: ChangeEvent) {
+    if (ev.kind === 'memory.changed' || ev.kind === 'skill.changed') {
+      for (const l of listeners) l.knowledge?.(ev);
+      return;
+    }
     if (!ev.kind.startsWith('run.')) return;
     for (const l of listeners) l.change?.(ev);
   },

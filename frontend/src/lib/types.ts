@@ -58,7 +58,9 @@ export type ChangeKind =
   | 'agent.deleted'
   | 'run.created'
   | 'run.updated'
-  | 'run.step';
+  | 'run.step'
+  | 'memory.changed'
+  | 'skill.changed';
 
 /** run.* events also name the run's agent and session. */
 export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string };
@@ -163,3 +165,37 @@ export type ApiKey = {
 };
 
 export type CreatedApiKey = { key: string; record: ApiKey };
+
+// ---- memory and skills ----
+
+export type MemoryState = 'active' | 'retired' | 'superseded';
+
+/** One remembered fact of an agent. An empty source: written by a person. */
+export type Memory = {
+  id: string;
+  agent_id: string;
+  text: string;
+  source: { run_id?: string; step?: number };
+  state: MemoryState;
+  /** 0..1 now; retired below 0.05. */
+  strength: number;
+  recalls: number;
+  supersedes?: string;
+  superseded_by?: string;
+  created_at: string;
+  updated_at: string;
+  last_recalled_at?: string;
+};
+
+/** What POST …/memories did: stored a new memory (maybe replacing one) or reinforced an existing one. */
+export type Remembered = { memory: Memory; superseded?: Memory; reason?: string; existing?: boolean };
+
+export type MemoryQuery = { q?: string; retired?: boolean; limit?: number };
+
+/** error: the SKILL.md does not parse. */
+export type SkillSummary = { name: string; description: string; error?: string };
+
+export type Skill = { name: string; description: string; front_matter: string; body: string; files: string[] };
+
+/** body: the whole SKILL.md of that version. */
+export type SkillVersion = { version: number; body: string; created_at: string };

@@ -71,8 +71,9 @@ export class WorkspaceState {
   onChange(ev: ChangeEvent): Promise<unknown> {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
-    // A run's steps change nothing on the board; its creation and status do (activity).
-    if (ev.workspace === this.currentId && ev.kind !== 'workspace.switched' && ev.kind !== 'run.step') {
+    // A run's steps, memories and skills change nothing on the board; a run's creation and status do (activity).
+    const boardless = ev.kind === 'workspace.switched' || ev.kind === 'run.step' || ev.kind === 'memory.changed' || ev.kind === 'skill.changed';
+    if (ev.workspace === this.currentId && !boardless) {
       work.push(this.refreshBoard());
     }
     return Promise.all(work);
