@@ -133,6 +133,15 @@ describe('parseChange', () => {
       workspace: 'ws_1',
       kind: 'workspace.switched',
     });
+    expect(parseChange('{"workspace":"ws_1","kind":"memory.reembed","text":"12/40"}')).toEqual({
+      workspace: 'ws_1',
+      kind: 'memory.reembed',
+      text: '12/40',
+    });
+    expect(parseChange('{"workspace":"ws_1","kind":"memory.reembed","text":12}')).toEqual({
+      workspace: 'ws_1',
+      kind: 'memory.reembed',
+    });
     expect(parseChange('{"kind":"box.created"}')).toBeUndefined();
     expect(parseChange('null')).toBeUndefined();
     expect(parseChange('')).toBeUndefined();

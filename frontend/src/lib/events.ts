@@ -36,6 +36,7 @@ export function parseChange(data: string): ChangeEvent | undefined {
         if (typeof o.id === 'string') ev.id = o.id;
         if (typeof o.agent === 'string') ev.agent = o.agent;
         if (typeof o.session === 'string') ev.session = o.session;
+        if (typeof o.text === 'string') ev.text = o.text;
         return ev;
       }
     }

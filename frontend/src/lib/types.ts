@@ -60,10 +60,11 @@ export type ChangeKind =
   | 'run.updated'
   | 'run.step'
   | 'memory.changed'
+  | 'memory.reembed'
   | 'skill.changed';
 
-/** run.* events also name the run's agent and session. */
-export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string };
+/** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
+export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
 
 /** Streamed model text of a run, before its `model` step is committed. */
 export type DeltaEvent = { workspace: string; run: string; agent: string; session: string; text: string };

@@ -72,7 +72,12 @@ export class WorkspaceState {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
     // A run's steps, memories and skills change nothing on the board; a run's creation and status do (activity).
-    const boardless = ev.kind === 'workspace.switched' || ev.kind === 'run.step' || ev.kind === 'memory.changed' || ev.kind === 'skill.changed';
+    const boardless =
+      ev.kind === 'workspace.switched' ||
+      ev.kind === 'run.step' ||
+      ev.kind === 'memory.changed' ||
+      ev.kind === 'memory.reembed' ||
+      ev.kind === 'skill.changed';
     if (ev.workspace === this.currentId && !boardless) {
       work.push(this.refreshBoard());
     }

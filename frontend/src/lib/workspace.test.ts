@@ -94,6 +94,8 @@ describe('WorkspaceState', () => {
     await s.onChange({ workspace: 'ws_other', kind: 'workspace.created' });
     expect(calls.filter((c) => c === 'GET /api/workspaces')).toHaveLength(1);
     expect(boardFetches()).toBe(1);
+    await s.onChange({ workspace: 'ws_1', kind: 'memory.reembed', text: '3/40' });
+    expect(boardFetches()).toBe(1);
   });
 
   it('shows a move at once and keeps it when the server agrees', async () => {
