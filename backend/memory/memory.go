@@ -208,6 +208,18 @@ func New(db *store.DB, cfg Config) (*Service, error) {
 			return nil, err
 		}
 		s.vec = v
+		if err := v.index(context.Background(), func(agentID, model string) ([]string, error) {
+			ids, err := store.Query(context.Background(), db, func(sc store.Scanner) (string, error) {
+				var id string
+				return id, sc.Scan(&id)
+			}, `SELECT id FROM memories WHERE agent_id = ? AND embed_model = ?`, agentID, model)
+			if err != nil {
+				return nil, fmt.Errorf("index vectors: %w", err)
+			}
+			return ids, nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -607,20 +619,48 @@ func (s *Service) reinforce(ctx context.Context, ids []string, now time.Time) ([
 	if len(ids) == 0 {
 		return out, nil
 	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	t := store.FormatTime(now)
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
-		for i, id := range ids {
-			m, err := scanMemory(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM memories WHERE id = ?`, id))
+		// One read of all of them, then one prepared update each.
+		rows, err := tx.QueryContext(ctx, `SELECT `+columns+` FROM memories WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+		if err != nil {
+			return err
+		}
+		byID := make(map[string]Memory, len(ids))
+		for rows.Next() {
+			m, err := scanMemory(rows)
 			if err != nil {
-				return fmt.Errorf("read memory %s: %w", id, err)
+				rows.Close()
+				return err
+			}
+			byID[m.ID] = m
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		upd, err := tx.PrepareContext(ctx, `UPDATE memories SET strength = ?, recalls = ?, reinforced_at = ?,
+			last_recalled_at = ? WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		for i, id := range ids {
+			m, ok := byID[id]
+			if !ok {
+				return fmt.Errorf("read memory %s: %w", id, sql.ErrNoRows)
 			}
 			m.stored = s.cfg.reinforce(s.cfg.Strength(m.stored, m.Recalls, m.reinforcedAt, now))
 			m.Recalls++
 			m.reinforcedAt, m.LastRecalledAt = now, &now
-			t := store.FormatTime(now)
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET strength = ?, recalls = ?, reinforced_at = ?,
-				last_recalled_at = ? WHERE id = ?`, m.stored, m.Recalls, t, t, id); err != nil {
+			if _, err := upd.ExecContext(ctx, m.stored, m.Recalls, t, t, id); err != nil {
 				return err
 			}
+			byID[id] = m // a repeated id is reinforced twice, as before
 			out[i] = s.at(m, now)
 		}
 		return nil
