@@ -3,6 +3,9 @@
 // import (and refuse a zip-slip archive) skills.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, shotPath, startServer } from './harness.mjs';
 
 let server;
@@ -243,7 +246,7 @@ describe('memory and skills', () => {
     assert.deepEqual(page.errors, []);
   });
 
-  test('a .zip imports with its reference file; a zip-slip archive is refused inline', async () => {
+  test('a .zip and a skill folder import with their reference files; a zip-slip archive is refused inline', async () => {
     const zip = makeZip({
       'pdf-tools/SKILL.md': '---\nname: pdf-tools\ndescription: Fill and check PDF forms\nlicense: MIT\n---\n\n# PDF tools\n\nSee reference.md for the field names.\n',
       'pdf-tools/reference.md': '# Fields\n\n- name\n- date\n',
@@ -275,6 +278,27 @@ describe('memory and skills', () => {
     await page.mouse.move(0, 0);
     await shoot(page, 'skills');
 
+    // A skill folder as it is (SKILL.md + reference files) imports through the folder picker, zipped in the browser.
+    const tmp = mkdtempSync(join(tmpdir(), 'rerun-skill-'));
+    try {
+      const folder = join(tmp, 'notes-skill');
+      mkdirSync(join(folder, 'reference'), { recursive: true });
+      writeFileSync(join(folder, 'SKILL.md'), '---\nname: notes-skill\ndescription: Take meeting notes in the house style\n---\n\n# Notes\n\nFollow reference/style.md.\n');
+      writeFileSync(join(folder, 'reference', 'style.md'), '# Style\n\n- bullets, not prose\n');
+      await page.getByTestId('skill-import-folder-input').setInputFiles(folder);
+      await page.getByTestId('skill-notice').filter({ hasText: 'Imported notes-skill with 1 reference file' }).waitFor();
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    await page.getByTestId('skill-file').filter({ hasText: 'reference/style.md' }).waitFor();
+    assert.equal(await page.getByTestId('skill-name').inputValue(), 'notes-skill');
+    const notes = await call('GET', `/api/workspaces/${wsId}/agents/${agentId}/skills/notes-skill`);
+    assert.equal(notes.description, 'Take meeting notes in the house style');
+    assert.deepEqual(notes.files, ['reference/style.md']);
+    await page.getByTestId('skill-back').click();
+    await page.locator('[data-testid="skill"][data-skill-name="notes-skill"]').waitFor();
+    assert.equal(await page.getByTestId('skill').count(), 3);
+
     // Delete with confirmation.
     await page.locator('[data-testid="skill"][data-skill-name="pdf-tools"]').click();
     await page.getByTestId('skill-delete').click();
@@ -282,7 +306,7 @@ describe('memory and skills', () => {
     await dlg.getByRole('button', { name: 'Delete skill' }).click();
     await dlg.waitFor({ state: 'detached' });
     await page.locator('[data-testid="skill"][data-skill-name="pdf-tools"]').waitFor({ state: 'detached' });
-    assert.equal(await page.getByTestId('skill').count(), 1);
+    assert.equal(await page.getByTestId('skill').count(), 2);
     assert.deepEqual(page.errors, []);
   });
 });
