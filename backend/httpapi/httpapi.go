@@ -42,6 +42,10 @@ type Config struct {
 	// ExtraOrigins are Origin values accepted besides the server's own.
 	ExtraOrigins []string
 	Logger       *slog.Logger
+	// LocalURL is the server's own address on this computer (e.g.
+	// http://127.0.0.1:7777), for pages that cannot see it themselves (the
+	// desktop window's origin is wails://wails). Version is the build's.
+	LocalURL, Version string
 	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
 	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
 	MCP http.Handler

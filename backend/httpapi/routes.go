@@ -60,6 +60,13 @@ func (s *Server) routes() {
 	}))
 
 	m.HandleFunc("GET /api/handle", endpoint(s, 200, s.suggestHandle))
+	m.HandleFunc("GET /api/info", endpoint(s, 200, func(context.Context, *http.Request, none) (map[string]string, error) {
+		info := map[string]string{"version": s.cfg.Version, "local_url": s.cfg.LocalURL, "mcp_url": ""}
+		if s.cfg.LocalURL != "" && s.cfg.MCP != nil {
+			info["mcp_url"] = s.cfg.LocalURL + mcpapi.Path
+		}
+		return info, nil
+	}))
 	m.HandleFunc("GET /api/capabilities", endpoint(s, 200, func(context.Context, *http.Request, none) ([]agent.Capability, error) {
 		return agent.Capabilities, nil
 	}))

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -250,5 +252,24 @@ func TestAPIKeysFromTheUI(t *testing.T) {
 	}
 	if code := e.do(t, "DELETE", base+"/keys/"+created.Record.ID, "", &revoked); code != 200 || revoked.RevokedAt == nil {
 		t.Errorf("revoke: %d %+v", code, revoked)
+	}
+}
+
+func TestInfoGivesTheLocalAddress(t *testing.T) {
+	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	h := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788", Version: "v1",
+		MCP: http.NotFoundHandler()})
+	req := httptest.NewRequest("GET", "http://127.0.0.1:7788/api/info", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	var info map[string]string
+	json.NewDecoder(w.Body).Decode(&info)
+	if info["mcp_url"] != "http://127.0.0.1:7788/api/mcp/account" || info["version"] != "v1" {
+		t.Errorf("info = %v", info)
 	}
 }
