@@ -69,6 +69,12 @@ func databaseTools() []Tool {
 
 const sqlArgsSchema = `"args":{"type":"array","items":{"type":["string","number","boolean","null"]},"description":"Values for the ? placeholders, in order."}`
 
+// sqlSchema is the input schema of a tool taking sql (described by what) and args.
+func sqlSchema(what string) json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"sql":{"type":"string","description":"` + what + `"},` +
+		sqlArgsSchema + `},"required":["sql"],"additionalProperties":false}`)
+}
+
 func listTablesTool(name, which string, path func(*Env) string) Tool {
 	return Tool{
 		Name:        name,
@@ -95,16 +101,9 @@ func queryTool(name, which, writer string, path func(*Env) string) Tool {
 		Family: "database",
 		Description: "Run one read-only SQL statement (SELECT, WITH, PRAGMA table_info(…), EXPLAIN) on " + which + " (SQLite). " +
 			"Returns JSON {columns, rows, row_count, truncated}, at most 500 rows / 256 KiB. To change data use " + writer + ".",
-		Schema: json.RawMessage(`{"type":"object","properties":{` +
-			`"sql":{"type":"string","description":"One SQLite statement; use ? placeholders for values."},` +
-			sqlArgsSchema +
-			`},"required":["sql"],"additionalProperties":false}`),
+		Schema: sqlSchema("One SQLite statement; use ? placeholders for values."),
 		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
-			var in sqlInput
-			if err := decode(input, &in); err != nil {
-				return "", err
-			}
-			args, err := in.values()
+			in, args, err := readSQLInput(input)
 			if err != nil {
 				return "", err
 			}
@@ -126,16 +125,9 @@ func execTool(name, which, reader string, path func(*Env) string) Tool {
 		Family: "database",
 		Description: "Change " + which + " (SQLite): CREATE, INSERT, UPDATE, DELETE, ALTER, DROP. Several statements separated by ; " +
 			"may be sent at once when no args are given. Returns JSON {rows_affected, last_insert_id}. To read use " + reader + ".",
-		Schema: json.RawMessage(`{"type":"object","properties":{` +
-			`"sql":{"type":"string","description":"SQLite statement(s); use ? placeholders for values."},` +
-			sqlArgsSchema +
-			`},"required":["sql"],"additionalProperties":false}`),
+		Schema: sqlSchema("SQLite statement(s); use ? placeholders for values."),
 		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
-			var in sqlInput
-			if err := decode(input, &in); err != nil {
-				return "", err
-			}
-			args, err := in.values()
+			in, args, err := readSQLInput(input)
 			if err != nil {
 				return "", err
 			}
@@ -149,6 +141,16 @@ func execTool(name, which, reader string, path func(*Env) string) Tool {
 			return marshal(res), nil
 		},
 	}
+}
+
+// readSQLInput decodes a query or execute tool's input and its args.
+func readSQLInput(input json.RawMessage) (sqlInput, []any, error) {
+	var in sqlInput
+	if err := decode(input, &in); err != nil {
+		return in, nil, err
+	}
+	args, err := in.values()
+	return in, args, err
 }
 
 // sqlInput is the input of the query and execute tools.
