@@ -74,11 +74,11 @@ func databaseTools() []toolDef {
 	exec := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
 		return statement(name, title, desc, schema, path, false)
 	}
-	agentOnly := `{"type":"object","properties":{` + agentRef + `},"required":["agent"],"additionalProperties":false}`
+	agentOnlySchema := `{"type":"object","properties":{` + agentRef + `},"required":["agent"],"additionalProperties":false}`
 	agentSQL := `{"type":"object","properties":{` + agentRef + `,` + sqlArgs + `},"required":["agent","sql"],"additionalProperties":false}`
 	sharedSQL := `{"type":"object","properties":{` + sqlArgs + `},"required":["sql"],"additionalProperties":false}`
 	return []toolDef{
-		list("list_tables", "List an agent's tables", "List the tables and views of an agent's private SQLite database, with their CREATE statements.", agentOnly, own),
+		list("list_tables", "List an agent's tables", "List the tables and views of an agent's private SQLite database, with their CREATE statements.", agentOnlySchema, own),
 		query("db_query", "Query an agent's database", "Run one read-only SQL statement (SELECT, WITH, EXPLAIN) on an agent's private SQLite database. Returns {columns, rows, row_count, truncated}, at most 500 rows.", agentSQL, own),
 		exec("db_execute", "Change an agent's database", "Run SQL that changes an agent's private SQLite database (CREATE, INSERT, UPDATE, DELETE, ALTER, DROP). Returns {rows_affected, last_insert_id}.", agentSQL, own),
 		list("list_space_tables", "List shared tables", "List the tables and views of the workspace's shared SQLite database, which every agent can use.", `{"type":"object","properties":{},"additionalProperties":false}`, shared),

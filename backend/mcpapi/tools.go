@@ -95,6 +95,18 @@ func findSpace(ctx context.Context, w *workspace.Workspace, ref string) (string,
 	return "", fault.NotFound("no space %q; list_spaces shows them (spaces are created in the Rerun app, not through the API)", ref)
 }
 
+// agentOnly decodes the arguments of a tool whose only argument is the
+// agent, and finds it.
+func agentOnly(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (agent.Agent, error) {
+	var in struct {
+		Agent string `json:"agent"`
+	}
+	if err := decode(args, &in); err != nil {
+		return agent.Agent{}, err
+	}
+	return findAgent(ctx, w, in.Agent)
+}
+
 const agentRef = `"agent":{"type":"string","description":"The agent's id (ag_…) or @handle."}`
 
 func agentTools() []toolDef {
@@ -171,13 +183,7 @@ func agentTools() []toolDef {
 		description: "Get one agent in full: its soul (system prompt, markdown), model, capabilities and space.",
 		schema:      `{"type":"object","properties":{` + agentRef + `},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
-			var in struct {
-				Agent string `json:"agent"`
-			}
-			if err := decode(args, &in); err != nil {
-				return nil, err
-			}
-			a, err := findAgent(ctx, w, in.Agent)
+			a, err := agentOnly(ctx, w, args)
 			if err != nil {
 				return nil, err
 			}
@@ -260,13 +266,7 @@ func agentTools() []toolDef {
 		description: "Delete an agent for good: its soul history, runs, private files and private database. Its unfinished runs are stopped first. This cannot be undone.",
 		schema:      `{"type":"object","properties":{` + agentRef + `},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
-			var in struct {
-				Agent string `json:"agent"`
-			}
-			if err := decode(args, &in); err != nil {
-				return nil, err
-			}
-			a, err := findAgent(ctx, w, in.Agent)
+			a, err := agentOnly(ctx, w, args)
 			if err != nil {
 				return nil, err
 			}
