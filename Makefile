@@ -43,6 +43,10 @@ $(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
 ## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test
 test: setup test-go test-web test-e2e test-desktop
 
+# Tests keep the key that seals workspace variables in a file in their data
+# folder, never in this computer's OS keychain.
+test test-go test-e2e test-desktop bench fuzz: export RERUN_KEYCHAIN = off
+
 test-go:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
@@ -68,7 +72,7 @@ bench: build server
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

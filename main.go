@@ -108,13 +108,14 @@ func start(args []string, window bool) error {
 
 	embedURL, embedKey, embedModel := envconfig.Embedder()
 	home, err := workspace.Open(ctx, workspace.Config{
-		DataDir: dir, Logger: log, LLM: envconfig.LLM(),
+		DataDir: dir, Logger: log, LLM: envconfig.LLM(), Keychain: envconfig.Keychain(),
 		Runtime:      run.Config{Workers: envconfig.Workers()},
 		EmbedBaseURL: embedURL, EmbedAPIKey: embedKey, EmbedModel: embedModel,
 	})
 	if err != nil {
 		return err
 	}
+	log = home.Logger() // never writes a variable's value
 	// Runs execute until shutdown; the databases close after the last one
 	// has stopped (runs cut short resume at the next start).
 	runsCtx, stopRuns := context.WithCancel(context.Background())
@@ -157,7 +158,7 @@ func start(args []string, window bool) error {
 	fmt.Printf("Rerun is running at %s\n", url)
 	fmt.Printf("Data: %s\n", dir)
 	if window {
-		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log})
+		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log, Home: home})
 	}
 	if *open {
 		openBrowser(url)

@@ -1,5 +1,6 @@
-// Package app is the desktop shell: the native window around the UI. It holds
-// no domain logic; the window shows the same httpapi handler `rerun serve`
+// Package app is the desktop shell: the native window around the UI, and the
+// OS notifications the workspace's delivery settings ask for. It holds no
+// domain logic; the window shows the same httpapi handler `rerun serve`
 // serves to a browser.
 //
 // Only builds with the "desktop" tag (and cgo, GTK/WebKit) get a window; other
@@ -10,6 +11,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
 // ErrNoWindow is returned by Run in builds without the desktop shell.
@@ -23,6 +26,9 @@ type Options struct {
 	Handler http.Handler
 	Token   string
 	Logger  *slog.Logger
+	// Home is the open data directory; its new notifications become OS
+	// notifications as its delivery settings say. Nil: none.
+	Home *workspace.Home
 }
 
 // WindowHost and WindowOrigin are how the window's requests present

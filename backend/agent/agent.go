@@ -38,6 +38,7 @@ type Agent struct {
 	Provider     string    `json:"provider"`
 	Model        string    `json:"model"`
 	Capabilities []string  `json:"capabilities"`
+	AskFirst     AskFirst  `json:"ask_first"`
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
@@ -59,6 +60,8 @@ type NewAgent struct {
 	Provider     string   `json:"provider"`
 	Model        string   `json:"model"`
 	Capabilities []string `json:"capabilities"`
+	// AskFirst changes the named families' switches from the defaults.
+	AskFirst map[string]bool `json:"ask_first"`
 }
 
 // Update changes the fields that are not nil. The handle is not among them: it
@@ -70,6 +73,8 @@ type Update struct {
 	Model        *string   `json:"model"`
 	Capabilities *[]string `json:"capabilities"`
 	BoxID        *string   `json:"box_id"`
+	// AskFirst changes the named families' switches; the others keep theirs.
+	AskFirst map[string]bool `json:"ask_first"`
 }
 
 // Service reads and changes the agents of one workspace.
@@ -128,19 +133,27 @@ func checkModel(provider, model string) error {
 	return nil
 }
 
-const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.created_at, a.updated_at,
+const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.created_at, a.updated_at,
 	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
 	FROM agents a`
 
 func scan(row store.Scanner) (Agent, error) {
 	var a Agent
-	var caps, created, updated string
-	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &created, &updated, &a.Soul)
+	var caps, askFirst, created, updated string
+	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &created, &updated, &a.Soul)
 	if err != nil {
 		return a, err
 	}
 	if err := json.Unmarshal([]byte(caps), &a.Capabilities); err != nil {
 		return a, fmt.Errorf("agent %s capabilities: %w", a.ID, err)
+	}
+	a.AskFirst = DefaultAskFirst()
+	if askFirst != "" {
+		var saved map[string]bool
+		if err := json.Unmarshal([]byte(askFirst), &saved); err != nil {
+			return a, fmt.Errorf("agent %s ask-first policy: %w", a.ID, err)
+		}
+		a.AskFirst, _ = AskFirst(saved).merge(nil)
 	}
 	a.CreatedAt, a.UpdatedAt = store.ParseTime(created), store.ParseTime(updated)
 	return a, nil
@@ -228,6 +241,10 @@ func (s *Service) Create(ctx context.Context, in NewAgent) (Agent, error) {
 			return Agent{}, err
 		}
 	}
+	askFirst, err := DefaultAskFirst().merge(in.AskFirst)
+	if err != nil {
+		return Agent{}, err
+	}
 	explicit := in.Handle != ""
 	handle := strings.TrimPrefix(in.Handle, "@")
 	if explicit {
@@ -241,12 +258,13 @@ func (s *Service) Create(ctx context.Context, in NewAgent) (Agent, error) {
 	a := Agent{
 		ID: store.NewID("ag"), Name: name, Handle: handle, BoxID: in.BoxID, Soul: in.Soul,
 		Provider: strings.TrimSpace(in.Provider), Model: strings.TrimSpace(in.Model),
-		Capabilities: caps, CreatedAt: now, UpdatedAt: now,
+		Capabilities: caps, AskFirst: askFirst, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.makeDir(ctx, a.ID); err != nil {
 		return Agent{}, err
 	}
 	capsJSON, _ := json.Marshal(a.Capabilities)
+	askJSON, _ := json.Marshal(a.AskFirst)
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := boxExists(ctx, tx, a.BoxID); err != nil {
 			return err
@@ -259,8 +277,8 @@ func (s *Service) Create(ctx context.Context, in NewAgent) (Agent, error) {
 			return fault.Conflict("handle @%s is already taken in this workspace; choose another", a.Handle)
 		}
 		ts := store.FormatTime(now)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, handle, box_id, provider, model, capabilities, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Handle, a.BoxID, a.Provider, a.Model, string(capsJSON), ts, ts); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agents (id, name, handle, box_id, provider, model, capabilities, ask_first, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.ID, a.Name, a.Handle, a.BoxID, a.Provider, a.Model, string(capsJSON), string(askJSON), ts, ts); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO souls (agent_id, version, body, created_at) VALUES (?, 1, ?, ?)`, a.ID, a.Soul, ts)
@@ -340,6 +358,14 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (Agent, error
 		}
 		if capsJSON != nil {
 			set, args = append(set, "capabilities = ?"), append(args, string(capsJSON))
+		}
+		if u.AskFirst != nil {
+			policy, err := cur.AskFirst.merge(u.AskFirst)
+			if err != nil {
+				return err
+			}
+			b, _ := json.Marshal(policy)
+			set, args = append(set, "ask_first = ?"), append(args, string(b))
 		}
 		if u.BoxID != nil && *u.BoxID != cur.BoxID {
 			if err := boxExists(ctx, tx, *u.BoxID); err != nil {

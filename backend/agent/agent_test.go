@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -243,3 +244,33 @@ func TestChangesArePublished(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestAskFirst(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	svc := f.agents
+	a, err := svc.Create(ctx, agent.NewAgent{Name: "Careful", BoxID: f.main.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := agent.AskFirst{"files": false, "shell": true, "database": true, "web": true, "soul": false, "agents": false, "memory": false, "skills": false}
+	if !maps.Equal(a.AskFirst, want) {
+		t.Fatalf("new agent ask_first = %v, want %v", a.AskFirst, want)
+	}
+	got, err := svc.Update(ctx, a.ID, agent.Update{AskFirst: map[string]bool{"shell": false, "files": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want["shell"], want["files"] = false, true
+	if !maps.Equal(got.AskFirst, want) {
+		t.Fatalf("after update ask_first = %v, want %v", got.AskFirst, want)
+	}
+	again, _ := svc.Get(ctx, a.ID)
+	if !maps.Equal(again.AskFirst, want) {
+		t.Fatalf("stored ask_first = %v, want %v", again.AskFirst, want)
+	}
+	_, err = svc.Update(ctx, a.ID, agent.Update{AskFirst: map[string]bool{"browserz": true}})
+	if !errors.Is(err, fault.ErrInvalid) || !strings.Contains(err.Error(), "browserz") {
+		t.Fatalf("unknown family: got %v, want an invalid error naming it", err)
+	}
+}

@@ -61,3 +61,43 @@ func normalizeCapabilities(ids []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// AskFirstFamilies are the tool families whose tools act on something (run a
+// command, change a database, send a request, write a file…), so a person may
+// want to approve each use. The runtime decides per call whether it acts: a
+// query or a GET is never held.
+var AskFirstFamilies = []string{"files", "shell", "database", "web", "soul", "agents", "memory", "skills"}
+
+// defaultAskFirst is on for what is hard to undo: shell commands, database
+// changes and web POSTs.
+var defaultAskFirst = map[string]bool{"shell": true, "database": true, "web": true}
+
+// AskFirst says, per family, whether the agent must get a person's approval
+// before a tool of that family acts.
+type AskFirst map[string]bool
+
+// DefaultAskFirst is the policy of a new agent.
+func DefaultAskFirst() AskFirst {
+	out := AskFirst{}
+	for _, f := range AskFirstFamilies {
+		out[f] = defaultAskFirst[f]
+	}
+	return out
+}
+
+// merge applies a partial policy on top of p, refusing unknown families.
+func (p AskFirst) merge(change map[string]bool) (AskFirst, error) {
+	out := DefaultAskFirst()
+	for k, v := range p {
+		if slices.Contains(AskFirstFamilies, k) {
+			out[k] = v
+		}
+	}
+	for k, v := range change {
+		if !slices.Contains(AskFirstFamilies, k) {
+			return nil, fault.Invalid("%q has no ask-first switch; the families with one are %v", k, AskFirstFamilies)
+		}
+		out[k] = v
+	}
+	return out, nil
+}

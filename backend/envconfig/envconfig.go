@@ -85,3 +85,14 @@ func Embedder() (baseURL, apiKey, model string) {
 		strings.TrimSpace(os.Getenv("RERUN_EMBED_API_KEY")),
 		strings.TrimSpace(os.Getenv("RERUN_EMBED_MODEL"))
 }
+
+// Keychain is RERUN_KEYCHAIN: whether the key that seals the workspace
+// variables may be kept in the OS keychain. On unless set to off (or 0, false,
+// no): headless servers, CI and tests keep it in <data-dir>/secret.key.
+func Keychain() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("RERUN_KEYCHAIN"))) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}

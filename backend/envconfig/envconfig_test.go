@@ -41,3 +41,25 @@ func TestEmbedder(t *testing.T) {
 		t.Errorf("got %q %q %q, want the trimmed values of RERUN_EMBED_*", url, key, model)
 	}
 }
+
+func TestKeychain(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{
+		{"", true},
+		{"on", true},
+		{"off", false},
+		{" OFF ", false},
+		{"0", false},
+		{"false", false},
+		{"no", false},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			t.Setenv("RERUN_KEYCHAIN", tc.value)
+			if got := Keychain(); got != tc.want {
+				t.Errorf("RERUN_KEYCHAIN=%q: Keychain() = %v, want %v", tc.value, got, tc.want)
+			}
+		})
+	}
+}

@@ -64,7 +64,7 @@ func decodeError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
-	case isTooLarge(err):
+	case isTooLarge(err), errors.Is(err, fault.ErrInvalid): // a type's own UnmarshalJSON said what to fix
 		return err
 	case errors.Is(err, io.EOF):
 		return fault.Invalid("request body is empty; send a JSON object")

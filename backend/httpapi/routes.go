@@ -72,6 +72,8 @@ func (s *Server) routes() {
 	}))
 	s.runRoutes()
 	s.memoryRoutes()
+	s.pauseRoutes()        // pauses.go
+	s.notificationRoutes() // notifications.go: notifications, delivery settings, variables
 	if s.cfg.MCP != nil {
 		m.Handle(mcpapi.Path, s.cfg.MCP)
 	}
@@ -134,6 +136,9 @@ type Board struct {
 	Boxes     []box.Box               `json:"boxes"`
 	Agents    []agent.Agent           `json:"agents"`
 	Activity  map[string]run.Activity `json:"activity"` // by agent id: running now, last result
+	// NotificationsOpen counts what waits for the person (the bell): open
+	// notifications, those of open pauses included.
+	NotificationsOpen int `json:"notifications_open"`
 }
 
 func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (Board, error) {
@@ -149,7 +154,11 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 	if err != nil {
 		return Board{}, err
 	}
-	return Board{ws.Info(), boxes, agents, activity}, nil
+	open, _, err := ws.Notify.Open(ctx)
+	if err != nil {
+		return Board{}, err
+	}
+	return Board{ws.Info(), boxes, agents, activity, open}, nil
 }
 
 // suggestHandle previews the handle a new agent would get (?name=, ?ws=,

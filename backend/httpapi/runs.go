@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -81,35 +82,53 @@ func (s *Server) runRoutes() {
 		return ws.Keys.Revoke(ctx, r.PathValue("id"))
 	}))
 
+	// Settings → Models acts on the current workspace: keys entered there
+	// are its variables (base URLs are every workspace's).
 	m.HandleFunc("GET /api/models", endpoint(s, 200, func(context.Context, *http.Request, none) (any, error) {
-		list := s.cfg.Home.Models().Configured()
+		ws, err := s.currentWorkspace()
+		if err != nil {
+			return nil, err
+		}
+		list := ws.Models.Configured()
 		if list == nil {
 			list = []llm.ProviderInfo{}
 		}
 		def := map[string]string{"provider": "", "model": ""}
-		if _, p, model, err := s.cfg.Home.Models().Pick("", ""); err == nil {
+		if _, p, model, err := ws.Models.Pick("", ""); err == nil {
 			def["provider"], def["model"] = p, model
 		}
 		return map[string]any{"providers": list, "default": def}, nil
 	}))
 	m.HandleFunc("GET /api/settings/models", endpoint(s, 200, func(context.Context, *http.Request, none) ([]workspace.ProviderSetting, error) {
-		return s.cfg.Home.Models().Settings(), nil
+		ws, err := s.currentWorkspace()
+		if err != nil {
+			return nil, err
+		}
+		return ws.Models.Settings(), nil
 	}))
 	m.HandleFunc("PUT /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, in struct {
-		APIKey  string `json:"api_key"`
-		BaseURL string `json:"base_url"`
+		APIKey  string  `json:"api_key"`
+		BaseURL *string `json:"base_url"` // absent: keep the saved one
 	}) ([]workspace.ProviderSetting, error) {
-		if err := s.cfg.Home.Models().Save(r.PathValue("provider"), in.APIKey, in.BaseURL); err != nil {
+		ws, err := s.currentWorkspace()
+		if err != nil {
 			return nil, err
 		}
-		s.log.Info("model provider saved", "provider", r.PathValue("provider"), "key_set", in.APIKey != "")
-		return s.cfg.Home.Models().Settings(), nil
+		if err := ws.Models.Save(ctx, r.PathValue("provider"), in.APIKey, in.BaseURL); err != nil {
+			return nil, err
+		}
+		s.log.Info("model provider saved", "workspace", ws.Info().ID, "provider", r.PathValue("provider"), "key_set", in.APIKey != "")
+		return ws.Models.Settings(), nil
 	}))
 	m.HandleFunc("DELETE /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) ([]workspace.ProviderSetting, error) {
-		if err := s.cfg.Home.Models().Forget(r.PathValue("provider")); err != nil {
+		ws, err := s.currentWorkspace()
+		if err != nil {
 			return nil, err
 		}
-		return s.cfg.Home.Models().Settings(), nil
+		if err := ws.Models.Forget(ctx, r.PathValue("provider")); err != nil {
+			return nil, err
+		}
+		return ws.Models.Settings(), nil
 	}))
 }
 
@@ -133,6 +152,13 @@ func (s *Server) sendMessage(ctx context.Context, ws *workspace.Workspace, r *ht
 		}
 		sid = sess.ID
 	}
+	// A card waits above the message box: the conversation goes on from
+	// its answer, not past it.
+	if p, err := ws.Runs.OpenPauseIn(ctx, sid); err != nil {
+		return run.Run{}, err
+	} else if p != nil {
+		return run.Run{}, fault.Conflict("the agent is waiting for your answer on the card above the message box; answer or dismiss it first")
+	}
 	return ws.Runs.Start(ctx, agentID, sid, run.SourceChat, in.Text, run.StartOptions{From: "you"})
 }
 
@@ -140,8 +166,23 @@ func (s *Server) sendMessage(ctx context.Context, ws *workspace.Workspace, r *ht
 // run's step count in JSON (the shallower field wins): the count is its length.
 type RunDetail struct {
 	run.Run
-	Steps    []run.Step `json:"steps"`
-	Children []run.Run  `json:"children,omitempty"`
+	Steps    []run.Step  `json:"steps"`
+	Children []run.Run   `json:"children,omitempty"`
+	Pauses   []run.Pause `json:"pauses"` // oldest first
+}
+
+// detail reads a run's steps and pauses.
+func detail(ctx context.Context, ws *workspace.Workspace, rn run.Run) (RunDetail, error) {
+	steps, err := ws.Runs.Steps(ctx, rn.ID)
+	if err != nil {
+		return RunDetail{}, err
+	}
+	pauses, err := ws.Runs.Pauses(ctx, run.PauseFilter{RunID: rn.ID})
+	if err != nil {
+		return RunDetail{}, err
+	}
+	slices.Reverse(pauses)
+	return RunDetail{Run: rn, Steps: steps, Pauses: pauses}, nil
 }
 
 func (s *Server) transcript(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (any, error) {
@@ -155,13 +196,17 @@ func (s *Server) transcript(ctx context.Context, ws *workspace.Workspace, r *htt
 	}
 	out := make([]RunDetail, 0, len(runs))
 	for i := len(runs) - 1; i >= 0; i-- { // oldest first
-		steps, err := ws.Runs.Steps(ctx, runs[i].ID)
+		d, err := detail(ctx, ws, runs[i])
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, RunDetail{Run: runs[i], Steps: steps})
+		out = append(out, d)
 	}
-	return map[string]any{"session": sess, "runs": out}, nil
+	open, err := ws.Runs.OpenPauseIn(ctx, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"session": sess, "runs": out, "pause": open}, nil
 }
 
 func (s *Server) runLog(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (RunDetail, error) {
@@ -169,13 +214,12 @@ func (s *Server) runLog(ctx context.Context, ws *workspace.Workspace, r *http.Re
 	if err != nil {
 		return RunDetail{}, err
 	}
-	steps, err := ws.Runs.Steps(ctx, rn.ID)
+	d, err := detail(ctx, ws, rn)
 	if err != nil {
 		return RunDetail{}, err
 	}
-	children, err := ws.Runs.Children(ctx, rn.ID)
-	if err != nil {
+	if d.Children, err = ws.Runs.Children(ctx, rn.ID); err != nil {
 		return RunDetail{}, err
 	}
-	return RunDetail{Run: rn, Steps: steps, Children: children}, nil
+	return d, nil
 }

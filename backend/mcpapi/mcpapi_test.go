@@ -401,3 +401,78 @@ func TestMissingArgumentsSayWhatToSend(t *testing.T) {
 		}
 	}
 }
+
+// A run that pauses over the API reads back as paused, with its last message
+// as output and the card it waits on; nothing in the API answers it.
+func TestPausedRunOverMCP(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(e.key)
+	mustCall(t, c, "create_agent", map[string]any{"name": "Asker", "capabilities": []string{"human"}}, nil)
+	e.fake.Script(llmtest.Reply{Text: "I need one thing.", ToolCalls: []llmtest.ToolCall{{ID: "q", Name: "ask_question",
+		Args: `{"questions":[{"question":"Which account?","options":["Work","Home"]}]}`}}})
+	var r mcpapi.RunView
+	mustCall(t, c, "send_message", map[string]any{"agent": "@asker", "message": "pay the bill", "wait_seconds": 20}, &r)
+	if r.Status != "paused" || r.Output != "I need one thing." {
+		t.Fatalf("send_message = %s %q, want paused with the last message", r.Status, r.Output)
+	}
+	var runs struct{ Runs []mcpapi.RunView }
+	mustCall(t, c, "list_runs", map[string]any{"status": "paused"}, &runs)
+	if len(runs.Runs) != 1 || runs.Runs[0].ID != r.ID {
+		t.Fatalf("list_runs status=paused = %+v", runs.Runs)
+	}
+	var full mcpapi.RunView
+	mustCall(t, c, "get_run", map[string]any{"run_id": r.ID}, &full)
+	if full.WaitingFor == nil || full.WaitingFor.Kind != "question" || !strings.Contains(string(full.WaitingFor.Request), "Which account?") {
+		t.Fatalf("get_run waiting_for = %+v", full.WaitingFor)
+	}
+	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if strings.Contains(tl.Name, "answer") || strings.Contains(tl.Name, "approve") || strings.Contains(tl.Name, "pause") {
+			t.Errorf("tool %s could answer a card on someone's behalf", tl.Name)
+		}
+	}
+}
+
+func TestSkillTools(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(e.key)
+	mustCall(t, c, "create_agent", map[string]any{"name": "Writer"}, nil)
+	md := "---\nname: weekly-report\ndescription: Write the Friday report. Use on Fridays.\n---\n\n# Weekly report\n\n1. Read shared/metrics.csv\n"
+	var up mcpapi.SkillView
+	mustCall(t, c, "upsert_skill", map[string]any{"agent": "@writer", "skill_md": md, "files": map[string]any{"template.md": "# Week {{n}}"}}, &up)
+	if up.Name != "weekly-report" || len(up.Files) != 1 || up.Files[0] != "template.md" {
+		t.Fatalf("upsert_skill = %+v", up)
+	}
+	var list struct{ Skills []struct{ Name, Description string } }
+	mustCall(t, c, "list_skills", map[string]any{"agent": "@writer"}, &list)
+	if len(list.Skills) != 1 || list.Skills[0].Description != "Write the Friday report. Use on Fridays." {
+		t.Fatalf("list_skills = %+v", list)
+	}
+	var got mcpapi.SkillView
+	mustCall(t, c, "get_skill", map[string]any{"agent": "@writer", "name": "weekly-report"}, &got)
+	if !strings.Contains(got.SkillMD, "1. Read shared/metrics.csv") || !strings.Contains(got.SkillMD, "name: weekly-report") {
+		t.Fatalf("get_skill skill_md = %q", got.SkillMD)
+	}
+	var file struct{ Content string }
+	mustCall(t, c, "get_skill", map[string]any{"agent": "@writer", "name": "weekly-report", "file": "template.md"}, &file)
+	if file.Content != "# Week {{n}}" {
+		t.Fatalf("get_skill file = %q", file.Content)
+	}
+	if text, isErr := call(t, c, "upsert_skill", map[string]any{"agent": "@writer", "skill_md": "no front matter"}); !isErr || !strings.Contains(text, "skill_md") {
+		t.Fatalf("bad SKILL.md: %v %s", isErr, text)
+	}
+	if text, isErr := call(t, c, "get_skill", map[string]any{"agent": "@writer", "name": "weekly-report", "file": "../../agent.db"}); !isErr {
+		t.Fatalf("path escape accepted: %s", text)
+	}
+	mustCall(t, c, "delete_skill", map[string]any{"agent": "@writer", "name": "weekly-report"}, nil)
+	mustCall(t, c, "list_skills", map[string]any{"agent": "@writer"}, &list)
+	if len(list.Skills) != 0 {
+		t.Fatalf("after delete_skill: %+v", list)
+	}
+	if text, isErr := call(t, c, "delete_skill", map[string]any{"agent": "@writer", "name": "weekly-report"}); !isErr || !strings.Contains(text, "no skill") {
+		t.Fatalf("deleting a missing skill: %v %s", isErr, text)
+	}
+}

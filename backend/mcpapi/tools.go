@@ -18,6 +18,7 @@ func tools() []toolDef {
 	var all []toolDef
 	all = append(all, agentTools()...)
 	all = append(all, runTools()...)
+	all = append(all, skillTools()...)
 	all = append(all, databaseTools()...)
 	return all
 }
@@ -291,6 +292,9 @@ type RunView struct {
 	run.Run
 	Agent string     `json:"agent"` // @handle
 	Steps []run.Step `json:"steps,omitempty"`
+	// WaitingFor is the card a paused run waits on, for reading only: the
+	// person answers it in the app.
+	WaitingFor *run.Pause `json:"waiting_for,omitempty"`
 }
 
 func runTools() []toolDef {
@@ -416,7 +420,7 @@ func runTools() []toolDef {
 	}, {
 		name: "get_run", title: "Get a run", readOnly: true, idempotent: true,
 		description: "Get one run: status, output (the agent's last message), error, tokens, cost, and every step in order — model turns, tool calls with their inputs and results. " +
-			"A paused run is waiting for the person to answer in the Rerun app.",
+			"A paused run is waiting for the person: waiting_for shows the card (a question, an approval, a connector or a credential form) they answer in the Rerun app; no tool answers it.",
 		schema: `{"type":"object","properties":{"run_id":{"type":"string","description":"The run's id (run_…)."}},"required":["run_id"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
@@ -437,6 +441,11 @@ func runTools() []toolDef {
 				return nil, err
 			}
 			view := RunView{Run: r, Steps: steps}
+			if r.Status == run.Paused {
+				if view.WaitingFor, err = w.Runs.OpenPauseOf(ctx, r.ID); err != nil {
+					return nil, err
+				}
+			}
 			if a, err := w.Agents.Get(ctx, r.AgentID); err == nil {
 				view.Agent = "@" + a.Handle
 			}

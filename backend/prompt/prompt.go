@@ -26,7 +26,10 @@ type Input struct {
 	// carrying its id ("[mem_…] text"); at most MaxMemoriesBytes of them
 	// are shown.
 	Memories []string
-	Now      time.Time // in the user's time zone
+	// Variables are the names (never the values) of the workspace's
+	// secret variables, which tools resolve from ${NAME}.
+	Variables []string
+	Now       time.Time // in the user's time zone
 }
 
 // MaxMemoriesBytes bounds the "What you remember" section: recalled facts
@@ -69,6 +72,14 @@ func System(in Input) string {
 		b.WriteString("\n## What you remember\n\n")
 		b.WriteString("Facts from earlier work that look relevant here (ids in brackets, for remember's supersedes and forget):\n\n")
 		b.WriteString(mems)
+	}
+
+	if len(in.Variables) > 0 {
+		b.WriteString("\n## Variables\n\n")
+		b.WriteString("Secrets the person stored for you. Write ${NAME} where a value goes (a command, its env, a request header); it is filled in when the tool runs. You never see the values: outputs show [redacted:NAME] instead.\n\n")
+		for _, n := range in.Variables {
+			b.WriteString("- ${" + n + "}\n")
+		}
 	}
 
 	b.WriteString("\n## How you work\n\n")

@@ -31,6 +31,7 @@ func TestSystemGolden(t *testing.T) {
 			Guide:    "### Skills\nLoad a skill with load_skill.",
 			Skills:   "refund-policy: Decide refunds. Use when a customer asks for money back.\nweekly-report: Write the Friday support report.\n",
 			Memories: []string{"[mem_1] Refunds above 200 EUR go to @refunds.", "[mem_2] Maria prefers\nshort answers."}, Now: now}},
+		{"variables", Input{Name: "Deployer", Handle: "deployer", Box: "Ops", Variables: []string{"GITHUB_TOKEN", "STRIPE_KEY"}, Now: now}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := System(tc.in)

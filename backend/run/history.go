@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -110,12 +111,11 @@ func messages(summary string, runs []string, steps map[string][]Step) []llm.Mess
 			case StepToolResult:
 				var d ToolResultData
 				json.Unmarshal(st.Data, &d)
-				for i, c := range pending {
-					if c.ID == d.ID {
-						pending = append(pending[:i], pending[i+1:]...)
-						break
-					}
+				i := slices.IndexFunc(pending, func(c ToolCall) bool { return c.ID == d.ID })
+				if i < 0 {
+					continue // the runtime's own call (an approved item), reported by its card's result
 				}
+				pending = slices.Delete(pending, i, i+1)
 				add(llm.RoleUser, llm.Part{Type: llm.PartToolResult, ToolCallID: d.ID, ToolName: d.Name, Output: d.Output, IsError: d.IsError})
 			}
 		}

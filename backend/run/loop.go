@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/prompt"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
@@ -63,7 +65,9 @@ func (s *Service) resume(ctx context.Context) error {
 		return fmt.Errorf("find runs to resume: %w", err)
 	}
 	for _, r := range running {
-		if r.ParentRunID != "" {
+		// A called agent resumed from a card runs on its own while its
+		// caller waits paused; it resumes like any run.
+		if r.ParentRunID != "" && !s.callerWaits(ctx, r) {
 			if err := s.finish(ctx, r.ID, Failed, "", "interrupted by a restart while another agent waited for it",
 				ErrorData{"interrupted by a restart; the calling run was told"}); err != nil {
 				return err
@@ -74,6 +78,12 @@ func (s *Service) resume(ctx context.Context) error {
 		s.launch(ctx, r)
 	}
 	return nil
+}
+
+// callerWaits reports whether r's caller is paused waiting for it.
+func (s *Service) callerWaits(ctx context.Context, r Run) bool {
+	parent, err := s.Get(ctx, r.ParentRunID)
+	return err == nil && parent.Status == Paused
 }
 
 // runsWhere lists runs matching a fixed condition, oldest first.
@@ -90,7 +100,11 @@ func (s *Service) dispatch(ctx context.Context) error {
 	if free <= 0 {
 		return nil
 	}
-	queued, err := s.runsWhere(ctx, `status = 'queued' AND parent_run_id = ''`)
+	// Runs called by another agent execute inline in their caller, except
+	// one that continues after a card while its caller waits paused. A
+	// session with a run waiting for a person is busy until it is answered.
+	queued, err := s.runsWhere(ctx, `status = 'queued' AND (parent_run_id = '' OR started_at IS NOT NULL)
+		AND session_id NOT IN (SELECT session_id FROM runs WHERE status = 'paused')`)
 	if err != nil {
 		return err
 	}
@@ -145,12 +159,25 @@ func (s *Service) execute(ctx context.Context, r Run) {
 		}
 		s.publish("run.updated", r)
 	}
+	// The time limit counts working time: a run that waited days for a
+	// person gets a full allowance again from the answer.
 	deadline := r.StartedAt.Add(s.cfg.MaxDuration)
+	var answered sql.NullString
+	s.db.QueryRowContext(bg, `SELECT max(answered_at) FROM pauses WHERE run_id = ?`, r.ID).Scan(&answered)
+	if answered.Valid {
+		if t := store.ParseTime(answered.String).Add(s.cfg.MaxDuration); t.After(deadline) {
+			deadline = t
+		}
+	}
 	ctx, stop := context.WithDeadlineCause(ctx, deadline, errTimeLimit)
 	defer stop()
 
 	status, output, closing := s.loop(ctx, &r)
 	if status == "" { // shutdown: leave it running, it resumes next start
+		return
+	}
+	if status == Paused { // recorded with its card; it continues from the answer
+		s.signal(r.ID)
 		return
 	}
 	errMsg := ""
@@ -190,9 +217,6 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	if err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
-	if err := s.closeInterrupted(bg, r); err != nil {
-		return Failed, "", ErrorData{err.Error()}
-	}
 	tools := tool.ForCapabilities(a.Capabilities)
 	specs := make([]llm.ToolSpec, len(tools))
 	for i, t := range tools {
@@ -200,6 +224,12 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	}
 	caller := &agentCaller{s: s, run: r}
 	env := s.toolEnv(a, r, caller)
+	if err := s.settle(ctx, r, tools, env, caller); err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	}
+	if err := s.closeInterrupted(bg, r); err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	}
 	// Recalled once, before the first turn, and kept for the whole run: the
 	// prompt stays the same from turn to turn, and a recall reinforces.
 	extra := s.promptExtra(bg, a, r)
@@ -254,13 +284,11 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 		if len(md.ToolCalls) == 0 {
 			return Done, md.Text, nil
 		}
-		for _, c := range md.ToolCalls {
-			if ctx.Err() != nil {
-				break // the next turn of the loop records the cancel; this call stays unanswered → interrupted
-			}
-			if err := s.callTool(ctx, r, tools, env, caller, c); err != nil {
-				return Failed, "", ErrorData{err.Error()}
-			}
+		switch t, err := s.runTools(ctx, r, a, tools, env, caller, md); {
+		case err != nil:
+			return Failed, "", ErrorData{err.Error()}
+		case t != turnDone:
+			return Paused, md.Text, nil
 		}
 	}
 }
@@ -273,69 +301,91 @@ func (s *Service) closeInterrupted(ctx context.Context, r *Run) error {
 	if err != nil {
 		return err
 	}
-	answered := map[string]bool{}
-	var open []ToolCall
-	for _, st := range steps {
-		switch st.Kind {
-		case StepToolResult:
-			var d ToolResultData
-			json.Unmarshal(st.Data, &d)
-			answered[d.ID] = true
-		case StepToolCall:
-			var c ToolCall
-			json.Unmarshal(st.Data, &c)
-			open = append(open, c)
-		}
-	}
-	for _, c := range open {
-		if answered[c.ID] {
-			continue
-		}
+	for _, c := range unanswered(steps) {
 		s.log.Warn("tool call interrupted by a restart", "run", r.ID, "tool", c.Name)
-		if err := s.record(ctx, r, StepToolResult, ToolResultData{ID: c.ID, Name: c.Name, Output: interruptedOutput, IsError: true}, s.now(), nil); err != nil {
+		if err := s.record(ctx, r, StepToolResult, ToolResultData{ID: c.ID, Name: c.Name, Output: interruptedOutput, IsError: true, Via: c.Via}, s.now(), nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// callTool records the call, runs the tool, and records its result.
-func (s *Service) callTool(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, c ToolCall) error {
-	bg := context.WithoutCancel(ctx)
-	started := s.now()
-	if err := s.record(bg, r, StepToolCall, c, started, nil); err != nil {
-		return err
-	}
-	res := ToolResultData{ID: c.ID, Name: c.Name}
+// execTool runs one tool call whose call step is recorded and returns its
+// result, redacted, for the caller to record. waiting is set when the tool
+// was call_agent and the called agent paused for a person.
+func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, c ToolCall) (res ToolResultData, waiting *errWaiting) {
+	res = ToolResultData{ID: c.ID, Name: c.Name}
 	t, ok := tool.Find(tools, c.Name)
-	if !ok {
+	switch {
+	case !ok:
 		res.Output, res.IsError = fmt.Sprintf("there is no tool named %q; use one of the tools listed", c.Name), true
-	} else {
-		caller.mu.Lock()
-		caller.child = ""
-		caller.mu.Unlock()
-		input := c.Input
-		if len(input) == 0 {
-			input = json.RawMessage(`{}`)
-		}
-		out, err := t.Run(ctx, env, input)
-		if errors.Is(context.Cause(ctx), errShutdown) {
-			return nil // unrecorded: the resumed run reports it as interrupted
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				out = "stopped: the run was cancelled while this tool ran"
-			} else {
-				out = err.Error()
-			}
-			res.IsError = true
-		}
-		res.Output = capOutput(out)
-		caller.mu.Lock()
-		res.ChildRunID = caller.child
-		caller.mu.Unlock()
+		return res, nil
+	case t.IsPause():
+		res.Output, res.IsError = fmt.Sprintf("%s cannot run as an approved action; call it yourself", c.Name), true
+		return res, nil
+	case tool.Acts(c.Name, c.Input) && c.Via == "" && s.declined(ctx, r.ID, c):
+		res.Output, res.IsError = "not run: the person declined exactly this action earlier in this run. Do not do it another way.", true
+		return res, nil
 	}
-	return s.record(bg, r, StepToolResult, res, started, nil)
+	caller.mu.Lock()
+	caller.child = ""
+	caller.mu.Unlock()
+	input := c.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	out, err := t.Run(ctx, env, input)
+	if err != nil {
+		var w errWaiting
+		switch {
+		case errors.As(err, &w):
+			return res, &w
+		case ctx.Err() != nil:
+			out = "stopped: the run was cancelled while this tool ran"
+		default:
+			out = err.Error()
+		}
+		res.IsError = true
+	}
+	res.Output = s.redact(capOutput(out))
+	caller.mu.Lock()
+	res.ChildRunID = caller.child
+	caller.mu.Unlock()
+	return res, nil
+}
+
+// declined reports whether the person declined this exact call (same tool,
+// same input) on an approval card of the run.
+func (s *Service) declined(ctx context.Context, runID string, c ToolCall) bool {
+	ps, err := s.Pauses(context.WithoutCancel(ctx), PauseFilter{RunID: runID, Status: pause.Answered})
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.Kind != pause.Approval {
+			continue
+		}
+		var req pause.ApprovalRequest
+		var ans pause.ApprovalAnswer
+		json.Unmarshal(p.Request, &req)
+		json.Unmarshal(p.Answer, &ans)
+		for _, it := range req.Items {
+			if d, ok := ans.Decision(it.ID); ok && !d.Approved && it.Tool == c.Name && sameJSON(it.Input, c.Input) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xa) == string(yb)
 }
 
 func capOutput(s string) string {
@@ -389,6 +439,13 @@ func (s *Service) changed(kind, agentID string) {
 	}
 }
 
+func (s *Service) variableNames() []string {
+	if s.vars == nil {
+		return nil
+	}
+	return s.vars.Names()
+}
+
 // system assembles the agent's system prompt.
 func (s *Service) system(ctx context.Context, a agent.Agent, extra promptParts) string {
 	boxName := ""
@@ -397,7 +454,7 @@ func (s *Service) system(ctx context.Context, a agent.Agent, extra promptParts) 
 	}
 	return prompt.System(prompt.Input{
 		Name: a.Name, Handle: a.Handle, Box: boxName, Soul: a.Soul,
-		Guide: tool.Guide(a.Capabilities), Skills: extra.skills, Memories: extra.memories,
+		Guide: tool.Guide(a.Capabilities), Skills: extra.skills, Memories: extra.memories, Variables: s.variableNames(),
 		Now: s.cfg.Now().In(s.cfg.Location),
 	})
 }
@@ -414,6 +471,12 @@ func (s *Service) toolEnv(a agent.Agent, r *Run, caller *agentCaller) *tool.Env 
 	}
 	if s.memory != nil {
 		env.Memories = memories{s.memory, s}
+	}
+	if s.vars != nil {
+		env.Vars = s.vars
+	}
+	if s.notifier != nil {
+		env.Notifier = notifier{s, r}
 	}
 	if s.skills != nil {
 		env.Skills = skills{s.skills, s}
@@ -469,6 +532,17 @@ func (k skills) Upsert(ctx context.Context, agentID, name, skillMD string, files
 		k.s.changed("skill.changed", agentID)
 	}
 	return out, err
+}
+
+// notifier is the notify tool's way to the person.
+type notifier struct {
+	s   *Service
+	run *Run
+}
+
+func (n notifier) Notify(ctx context.Context, kind, title, body string) error {
+	return n.s.notifier.Notify(ctx, Notice{AgentID: n.run.AgentID, RunID: n.run.ID, Kind: kind,
+		Title: title, Body: body, Automated: n.s.automated(ctx, *n.run)})
 }
 
 type soulWriter struct{ agents *agent.Service }
@@ -537,6 +611,8 @@ func (c *agentCaller) CallAgent(ctx context.Context, handle, message string) (st
 	switch done.Status {
 	case Done:
 		return done.Output, nil
+	case Paused:
+		return "", errWaiting{child: child.ID, handle: target.Handle}
 	case Running:
 		return "", errors.New("stopped before @" + target.Handle + " answered")
 	default:

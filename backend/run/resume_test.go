@@ -71,7 +71,7 @@ func TestCrashResume(t *testing.T) {
 	ctx := context.Background()
 	b, _ := boxes.Create(ctx, "Main")
 	marker := filepath.Join(dir, "ran.txt")
-	a, err := agents.Create(ctx, agent.NewAgent{Name: "Runner", BoxID: b.ID, Capabilities: []string{"shell"}})
+	a, err := agents.Create(ctx, agent.NewAgent{Name: "Runner", BoxID: b.ID, Capabilities: []string{"shell"}, AskFirst: map[string]bool{"shell": false}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,6 +145,8 @@ type Service struct {
 	sharedDB  string
 	memory    *memory.Service
 	skills    *skill.Service
+	vars      Variables
+	notifier  Notifier
 
 	kick chan struct{}
 
@@ -170,6 +172,11 @@ type Deps struct {
 	// the family off (its tools say it is not available).
 	Memory *memory.Service
 	Skills *skill.Service
+	// Vars are the workspace's secret variables: resolved in tools, masked
+	// in everything a tool returns. Notifier raises notifications. Either
+	// may be nil (no variables; no notifications).
+	Vars     Variables
+	Notifier Notifier
 }
 
 // NewService returns the run service; call Serve to execute runs.
@@ -182,7 +189,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills,
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier,
 		kick:   make(chan struct{}, 1),
 		active: map[string]context.CancelCauseFunc{}, sessions: map[string]bool{}, done: map[string]chan struct{}{},
 	}
@@ -289,7 +296,9 @@ const maxInput = 200 << 10
 // hands it to the workers. Schedules, triggers, chat, other agents and the API
 // all start runs here.
 func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input string, o StartOptions) (Run, error) {
-	input = strings.TrimSpace(input)
+	// A secret pasted into a message is masked before it is stored or sent
+	// to a model.
+	input = strings.TrimSpace(s.redact(input))
 	if input == "" {
 		return Run{}, fault.Invalid("the message is empty; write what the agent should do")
 	}
@@ -388,12 +397,31 @@ func (s *Service) Cancel(ctx context.Context, id string) (Run, error) {
 	s.mu.Lock()
 	cancel, running := s.active[id]
 	s.mu.Unlock()
-	if running {
+	if running && r.Status != Paused { // a paused run's worker is only winding down
 		cancel(errCancelled)
 		return s.Wait(ctx, id)
 	}
-	// Queued or paused: nothing executes it, record the end here.
-	if err := s.finish(ctx, id, Cancelled, "", "", CancelData{Reason: "cancelled before it ran"}); err != nil {
+	// Queued or paused: nothing executes it, record the end here. A run
+	// waiting on the agents it called takes them along.
+	reason := "cancelled before it ran"
+	if r.Status == Paused {
+		reason = "cancelled while it waited for you"
+		kids, err := s.Children(ctx, id)
+		if err != nil {
+			return Run{}, err
+		}
+		for _, k := range kids {
+			if k.Status == Paused || k.Status == Queued {
+				if _, err := s.Cancel(ctx, k.ID); err != nil {
+					return Run{}, err
+				}
+			}
+		}
+		if r, err = s.Get(ctx, id); err != nil || r.Finished() {
+			return r, err
+		}
+	}
+	if err := s.finish(ctx, id, Cancelled, r.Output, "", CancelData{Reason: reason}); err != nil {
 		return Run{}, err
 	}
 	return s.Get(ctx, id)
@@ -403,6 +431,7 @@ func (s *Service) Cancel(ctx context.Context, id string) (Run, error) {
 type Activity struct {
 	Running    int    `json:"running"`
 	LastStatus Status `json:"last_status"`
+	Waiting    int    `json:"waiting"` // open cards: the agent waits for you
 }
 
 // Activity returns, per agent with runs, how many run now and how its latest
@@ -412,7 +441,8 @@ func (s *Service) Activity(ctx context.Context) (map[string]Activity, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT agent_id,
 		(SELECT count(*) FROM runs r2 WHERE r2.agent_id = r.agent_id AND r2.status IN ('running', 'queued')),
 		(SELECT status FROM runs r3 WHERE r3.agent_id = r.agent_id AND r3.status IN ('done', 'failed', 'cancelled', 'paused')
-			ORDER BY r3.created_at DESC LIMIT 1)
+			ORDER BY r3.created_at DESC LIMIT 1),
+		(SELECT count(*) FROM pauses p WHERE p.agent_id = r.agent_id AND p.status = 'open')
 		FROM runs r GROUP BY agent_id`)
 	if err != nil {
 		return nil, fmt.Errorf("read activity: %w", err)
@@ -422,7 +452,7 @@ func (s *Service) Activity(ctx context.Context) (map[string]Activity, error) {
 		var id string
 		var a Activity
 		var last sql.NullString
-		if err := rows.Scan(&id, &a.Running, &last); err != nil {
+		if err := rows.Scan(&id, &a.Running, &last, &a.Waiting); err != nil {
 			return nil, err
 		}
 		a.LastStatus = Status(last.String)

@@ -81,6 +81,10 @@ type fixture struct {
 	// memory and skills, when set before serve, back those capabilities.
 	memory *memory.Service
 	skills *skill.Service
+	// vars and notes, when set before serve, are the workspace's variables
+	// and notifications.
+	vars  run.Variables
+	notes run.Notifier
 }
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
@@ -116,7 +120,7 @@ func base(t testing.TB) *fixture {
 func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
 	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
 		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
-		Memory: f.memory, Skills: f.skills}, cfg)
+		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Serve(ctx); close(done) }()
@@ -129,12 +133,17 @@ func (f *fixture) agent(name string, caps ...string) agent.Agent {
 	if caps == nil {
 		caps = []string{}
 	}
-	a, err := f.agents.Create(context.Background(), agent.NewAgent{Name: name, BoxID: f.box.ID, Soul: "You are " + name + ".", Capabilities: caps})
+	// Ask-first is off here: these tests are about running tools; the
+	// approval cards have their own (human_test.go).
+	a, err := f.agents.Create(context.Background(), agent.NewAgent{Name: name, BoxID: f.box.ID, Soul: "You are " + name + ".", Capabilities: caps,
+		AskFirst: noAskFirst})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	return a
 }
+
+var noAskFirst = map[string]bool{"shell": false, "database": false, "web": false}
 
 // say sends a chat message and waits for the run to end.
 func (f *fixture) say(a agent.Agent, text string) run.Run {

@@ -21,6 +21,8 @@ const (
 	StepCancel     = "cancel"
 	StepCompact    = "compact"
 	StepNote       = "note"
+	StepPause      = "pause"  // the run waits for a person (PauseData)
+	StepResume     = "resume" // the person's answer was handed back (ResumeData)
 )
 
 // Step is one committed action of a run.
@@ -47,6 +49,10 @@ type ToolCall struct {
 	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
+	// Via is the approval card whose approved item this call carries out;
+	// such calls are the runtime's, not the model's, and stay out of the
+	// conversation (the card's own result reports them).
+	Via string `json:"via,omitempty"`
 }
 
 // ModelData is one model turn.
@@ -67,6 +73,9 @@ type ToolResultData struct {
 	Output     string `json:"output"`
 	IsError    bool   `json:"is_error"`
 	ChildRunID string `json:"child_run_id,omitempty"`
+	// Decision is "approved" or "declined" for an action held for approval.
+	Decision string `json:"decision,omitempty"`
+	Via      string `json:"via,omitempty"`
 }
 
 // ErrorData, CancelData, CompactData and NoteData are the other step kinds.
@@ -197,11 +206,26 @@ func (s *Service) finish(ctx context.Context, id string, status Status, output, 
 		return fmt.Errorf("finish run %s: %w", id, err)
 	}
 	s.publish("run.updated", r)
+	s.signal(id)
+	if status == Cancelled {
+		s.closePauses(ctx, id)
+	}
+	s.childEnded(ctx, r)
+	if status == Failed && s.notifier != nil && r.ParentRunID == "" && s.automated(ctx, r) {
+		if err := s.notifier.Notify(ctx, Notice{AgentID: r.AgentID, RunID: r.ID, Kind: "error", Title: "A run failed",
+			Body: r.Error, Automated: true}); err != nil {
+			s.log.Warn("notify of a failed run", "run", id, "err", err)
+		}
+	}
+	return nil
+}
+
+// signal wakes whoever Waits for the run: it finished or paused.
+func (s *Service) signal(id string) {
 	s.mu.Lock()
 	if ch, ok := s.done[id]; ok {
 		close(ch)
 		delete(s.done, id)
 	}
 	s.mu.Unlock()
-	return nil
 }

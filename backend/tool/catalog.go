@@ -11,7 +11,7 @@ import (
 // may not share state through them.
 func Catalog() []Tool {
 	var all []Tool
-	for _, family := range [][]Tool{filesTools(), shellTools(), databaseTools(), memoryTools(), skillsTools(), soulTools(), agentsTools(), webTools()} {
+	for _, family := range [][]Tool{filesTools(), shellTools(), databaseTools(), memoryTools(), skillsTools(), soulTools(), agentsTools(), humanTools(), webTools()} {
 		all = append(all, family...)
 	}
 	return all
@@ -19,7 +19,7 @@ func Catalog() []Tool {
 
 // ForCapabilities returns the tools of the enabled capability ids, in
 // Catalog order. Unknown ids and families implemented elsewhere (browser,
-// human, connectors) add nothing here.
+// connectors) add nothing here.
 func ForCapabilities(caps []string) []Tool {
 	var out []Tool
 	for _, t := range Catalog() {
@@ -61,6 +61,10 @@ var guides = []struct{ family, text string }{
 - update_soul replaces your soul (the instructions you are reading) with a complete new version; use it sparingly, to keep what you learned about how to work. Every version is kept.`},
 	{"agents", `## Coworkers
 - call_agent asks another coworker by @handle and waits for its answer. It does not see this conversation: make the message self-contained, and share large material through shared/ files.`},
+	{"human", `## The person
+- When you need a decision, ask: ask_question (1–6 questions in one card, with suggested answers), request_approval (actions listed with their command, target or diff; declined ones must not be done), request_connector (an integration's setup form), request_credential (a masked form for an API key). Each ends your turn; the answer comes back as the tool's result, even hours later. One card at a time: batch what you need.
+- Never ask for a password or key in the chat: use request_credential, then write ${NAME} where the value goes (command, env, header). Values are never shown to you; outputs that contain one show [redacted:NAME].
+- notify tells the person something (info, progress, done, error) without stopping.`},
 	{"web", `## Web
 - fetch_url fetches an http(s) URL (GET or POST, custom headers); pages come back as readable text with numbered links, JSON as is. 20 s timeout, text cut at 128 KiB.`},
 }

@@ -123,7 +123,7 @@ func TestForCapabilities(t *testing.T) {
 		{"shell", []string{"shell"}, "run_command"},
 		{"memory", []string{"memory"}, "remember recall forget"},
 		{"skills", []string{"skills"}, "list_skills load_skill read_skill_file upsert_skill"},
-		{"families implemented elsewhere add nothing", []string{"browser", "human", "connectors", "nope"}, ""},
+		{"families implemented elsewhere add nothing", []string{"browser", "connectors", "nope"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

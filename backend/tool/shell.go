@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -33,15 +36,18 @@ func shellTools() []Tool {
 		Description: "Run a shell command on this computer (" + shellName + ") in your own folder, which is also $HOME. " +
 			"Returns JSON {exit_code, duration_ms, timed_out, output} with stdout and stderr combined; output over 64 KiB keeps its " +
 			"beginning and end around a [truncated: N more bytes] note. The command gets a minimal environment: PATH, HOME, LANG, and SHARED_DIR, the " +
-			"workspace's shared folder. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
+			"workspace's shared folder, plus the env you pass. ${NAME} in the command or an env value is replaced by the workspace variable NAME when the command runs (write $HOME, not ${HOME}, for the shell's own variables; $${X} is a literal ${X}); prefer env {\"TOKEN\": \"${API_TOKEN}\"} and \"$TOKEN\" in the command. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
 			"do not outlive the command.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"command":{"type":"string","description":"The command line, run by ` + shellName + `."},` +
-			`"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"description":"Kill the command after this many seconds (default 60)."}` +
+			`"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"description":"Kill the command after this many seconds (default 60)."},` +
+			`"env":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra environment variables; values may reference workspace variables as ${NAME}."}` +
 			`},"required":["command"],"additionalProperties":false}`),
 		Run: runCommand,
 	}}
 }
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // commandResult is what run_command returns.
 type commandResult struct {
@@ -53,8 +59,9 @@ type commandResult struct {
 
 func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 	var in struct {
-		Command        string `json:"command"`
-		TimeoutSeconds int    `json:"timeout_seconds"`
+		Command        string            `json:"command"`
+		TimeoutSeconds int               `json:"timeout_seconds"`
+		Env            map[string]string `json:"env"`
 	}
 	if err := decode(input, &in); err != nil {
 		return "", err
@@ -81,7 +88,22 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	if err := os.MkdirAll(env.FilesDir, 0o755); err != nil {
 		return "", fmt.Errorf("create folder %s: %w", env.FilesDir, err)
 	}
-	res, err := execute(ctx, env.FilesDir, commandEnv(env), in.Command, timeout)
+	environ := commandEnv(env)
+	for _, k := range slices.Sorted(maps.Keys(in.Env)) {
+		if !envName.MatchString(k) {
+			return "", fault.Invalid("env name %q is not a valid environment variable name; use letters, digits and _", k)
+		}
+		v, err := env.resolve(in.Env[k])
+		if err != nil {
+			return "", fault.Invalid("env %s: %v", k, err)
+		}
+		environ = append(environ, k+"="+v)
+	}
+	command, err := env.resolve(in.Command)
+	if err != nil {
+		return "", fault.Invalid("command: %v", err)
+	}
+	res, err := execute(ctx, env.FilesDir, environ, command, timeout)
 	if err != nil {
 		return "", err
 	}

@@ -45,7 +45,7 @@ func TestRunCommand(t *testing.T) {
 		{"working directory is the own folder", "pwd -P", 0, realFiles + "\n"},
 		{"HOME is the own folder", `echo "$HOME"`, 0, env.FilesDir + "\n"},
 		{"shared folder variable", `echo "$SHARED_DIR"`, 0, env.SharedDir + "\n"},
-		{"app environment not passed", `echo "key=${RERUN_TEST_API_KEY:-none}"`, 0, "key=none\n"},
+		{"app environment not passed", `echo "key=$${RERUN_TEST_API_KEY:-none}"`, 0, "key=none\n"},
 		{"no stdin", "cat; echo done", 0, "done\n"},
 		{"killed by a signal", "kill -9 $$", -1, ""},
 	}

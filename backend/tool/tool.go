@@ -1,5 +1,5 @@
 // Package tool holds what an agent can do: the tool families its capabilities
-// switch on (files, shell, database, web, soul, agents, memory, skills), each tool with a JSON
+// switch on (files, shell, database, web, soul, agents, memory, skills, human), each tool with a JSON
 // schema, path jails and guards, and errors that tell the model what to fix.
 //
 // Tools never see the run loop; what they need from the rest of the workspace
@@ -18,6 +18,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 )
 
@@ -28,6 +29,9 @@ type Tool struct {
 	Description string
 	Schema      json.RawMessage // JSON Schema of the input object
 	Run         func(ctx context.Context, env *Env, input json.RawMessage) (string, error)
+	// Pause, when set, makes the tool a card for the person instead: it
+	// checks the input and returns the pause kind and request to store.
+	Pause func(input json.RawMessage) (kind string, request any, err error)
 }
 
 // Env is where a tool runs: one agent of one workspace.
@@ -44,11 +48,31 @@ type Env struct {
 	Agents   AgentCaller // for call_agent
 	Memories MemoryStore // for remember, recall, forget
 	Skills   SkillStore  // for list_skills, load_skill, read_skill_file, upsert_skill
+	Notifier Notifier    // for notify
+	// Vars resolves ${NAME} references to workspace variables when a tool
+	// executes (shell commands and their env, request URLs and headers);
+	// nil means the workspace has none.
+	Vars VarResolver
 
 	// RunID and Step say which run and step a memory was written by; Step
 	// returns the sequence number of the tool call being executed.
 	RunID string
 	Step  func() int
+}
+
+// VarResolver replaces ${NAME} references with variable values, failing on
+// unknown names (a *secret.Variables).
+type VarResolver interface {
+	Resolve(text string) (string, error)
+}
+
+// resolve substitutes variables in s; with no variables any reference is an
+// error naming it.
+func (e *Env) resolve(s string) (string, error) {
+	if e.Vars != nil {
+		return e.Vars.Resolve(s)
+	}
+	return secret.Resolve(s, func(string) (string, bool) { return "", false })
 }
 
 // SoulWriter stores a new version of an agent's soul.

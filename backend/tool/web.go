@@ -56,12 +56,15 @@ func webTools() []Tool {
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"url":{"type":"string","description":"Absolute http:// or https:// URL."},` +
 			`"method":{"type":"string","enum":["GET","POST"],"description":"HTTP method (default GET)."},` +
-			`"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra request headers, e.g. {\"Accept\": \"application/json\"}."},` +
+			`"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra request headers, e.g. {\"Authorization\": \"Bearer ${API_TOKEN}\"}; ${NAME} is replaced by the workspace variable NAME."},` +
 			`"body":{"type":"string","description":"Request body for POST (set Content-Type in headers; default application/json when the body looks like JSON)."}` +
 			`},"required":["url"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 			var in fetchInput
 			if err := decode(input, &in); err != nil {
+				return "", err
+			}
+			if err := in.resolve(env); err != nil {
 				return "", err
 			}
 			return fetch(ctx, in, defaultFetchLimits)
@@ -74,6 +77,23 @@ type fetchInput struct {
 	Method  string            `json:"method"`
 	Headers map[string]string `json:"headers"`
 	Body    string            `json:"body"`
+}
+
+// resolve replaces ${NAME} variable references in the URL and the header
+// values, all or nothing.
+func (in *fetchInput) resolve(env *Env) error {
+	u, err := env.resolve(in.URL)
+	if err != nil {
+		return fault.Invalid("url: %v", err)
+	}
+	headers := make(map[string]string, len(in.Headers))
+	for k, v := range in.Headers {
+		if headers[k], err = env.resolve(v); err != nil {
+			return fault.Invalid("header %s: %v", k, err)
+		}
+	}
+	in.URL, in.Headers = u, headers
+	return nil
 }
 
 // fetch performs one request and renders the answer for the model. Loopback

@@ -6,6 +6,8 @@
 // workspaces, each in its own folder:
 //
 //	<data-dir>/state.json                  which workspace was used last
+//	<data-dir>/models.json                 base URLs entered in Settings → Models
+//	<data-dir>/secret.key                  the data key, when the OS keychain is not used
 //	<data-dir>/workspaces/<id>/workspace.db boxes, agents, souls, …
 //	<data-dir>/workspaces/<id>/shared/      the shared folder
 //	<data-dir>/workspaces/<id>/shared.db    the shared database
@@ -25,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -36,7 +39,9 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
@@ -45,10 +50,17 @@ import (
 type Config struct {
 	// DataDir is the data directory (required; see envconfig.DataDir).
 	DataDir string
-	// Logger receives operational logs; nil discards them.
+	// Logger receives operational logs; nil discards them. Home wraps it so
+	// that no variable value of an open workspace is ever logged (see
+	// Home.Logger).
 	Logger *slog.Logger
+	// Keychain keeps the data key, which seals every workspace's variables,
+	// in the OS keychain when one is reachable (envconfig.Keychain). False
+	// (the zero value, and what tests use) keeps it in <data-dir>/secret.key.
+	Keychain bool
 	// LLM is the model configuration from the environment
-	// (envconfig.LLM); keys entered in the app are added to it.
+	// (envconfig.LLM); keys entered in the app, kept in each workspace's
+	// variables, win over it.
 	LLM llm.Config
 	// Runtime tunes the run workers of every workspace.
 	Runtime run.Config
@@ -86,6 +98,12 @@ type Workspace struct {
 	Keys   *apikey.Service
 	Memory *memory.Service
 	Skills *skill.Service
+	// Variables are the workspace's secret variables (provider keys
+	// entered in the app among them); Notify its notifications.
+	Variables *secret.Variables
+	Notify    *notify.Service
+	// Models picks the runs' models with this workspace's provider keys.
+	Models *Models
 
 	mu   sync.Mutex
 	info Info
@@ -117,12 +135,23 @@ func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
 // Home is an open data directory: every workspace in it, and the change bus
 // they all publish on.
 type Home struct {
-	cfg    Config
-	log    *slog.Logger
-	bus    event.Bus
-	models *Models
+	cfg Config
+	log *slog.Logger
+	bus event.Bus
+	// modelSettings are the base URLs and prices every workspace's Models
+	// share.
+	modelSettings *modelSettings
 	// embedder is shared by every workspace: one endpoint, one model.
 	embedder memory.Embedder
+	// box seals every workspace's variables with the data key, kept in
+	// keyStore (keyNote says where, for Settings).
+	box      *secret.Box
+	keyStore secret.KeyStore
+	keyNote  string
+	// variables of the open workspaces, read by the logger's redaction
+	// without h.mu (a log line written while h.mu is held must not wait
+	// for it).
+	variables atomic.Pointer[[]*secret.Variables]
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -148,7 +177,9 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &Home{cfg: cfg, log: log, open: map[string]*Workspace{}, embedder: cfg.embedder()}
+	h := &Home{cfg: cfg, open: map[string]*Workspace{}, embedder: cfg.embedder()}
+	h.log = slog.New(secret.RedactingHandler(log.Handler(), h.redact))
+	log = h.log
 	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
@@ -157,12 +188,17 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		return nil, err
 	}
 	h.unlock = unlock
-	models, err := openModels(cfg.DataDir, cfg.LLM)
+	models, err := openModelSettings(cfg.DataDir, cfg.LLM)
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	h.models = models
+	h.modelSettings = models
+	oldBox, err := h.loadKey()
+	if err != nil {
+		unlock()
+		return nil, err
+	}
 	entries, err := os.ReadDir(h.workspacesDir())
 	if err != nil {
 		return nil, fmt.Errorf("read data directory: %w", err)
@@ -185,6 +221,10 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, err
 		}
 	}
+	if err := h.moveSealedKeys(ctx, []*secret.Box{h.box, oldBox}); err != nil {
+		h.Close()
+		return nil, err
+	}
 	h.current = h.readState()
 	if _, ok := h.open[h.current]; !ok {
 		list := h.infos()
@@ -194,8 +234,64 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	return h, nil
 }
 
-// Models is the model configuration shared by every workspace.
-func (h *Home) Models() *Models { return h.models }
+// loadKey loads the data key once for every workspace. It also returns a
+// box for a secret.key file that is not the data key (nil when there is
+// none): provider keys sealed in models.json by older versions open with it.
+func (h *Home) loadKey() (old *secret.Box, err error) {
+	key, where, note, err := secret.LoadKey(h.cfg.DataDir, secret.KeyOptions{Keychain: h.cfg.Keychain})
+	if err != nil {
+		return nil, fmt.Errorf("load the key of the workspace variables: %w", err)
+	}
+	if h.box, err = secret.NewBox(key); err != nil {
+		return nil, fmt.Errorf("load the key of the workspace variables: %w", err)
+	}
+	h.keyStore, h.keyNote = where, note
+	h.log.Info("data key loaded", "store", string(where))
+	if b, err := os.ReadFile(filepath.Join(h.cfg.DataDir, "secret.key")); err == nil && where != secret.KeyStoreFile {
+		if old, err := secret.NewBox(b); err == nil {
+			return old, nil
+		}
+	}
+	return nil, nil
+}
+
+// KeyStore says where the data key that seals the variables is kept, with a
+// sentence for Settings → Variables.
+func (h *Home) KeyStore() (secret.KeyStore, string) { return h.keyStore, h.keyNote }
+
+// Logger is the home's logger: it never writes a value of a variable of an
+// open workspace. Transports should log through it.
+func (h *Home) Logger() *slog.Logger { return h.log }
+
+// redact masks every value of every open workspace's variables in s.
+func (h *Home) redact(s string) string {
+	if vars := h.variables.Load(); vars != nil {
+		for _, v := range *vars {
+			s = v.Redact(s)
+		}
+	}
+	return s
+}
+
+// keepVariables refreshes the list redact reads; h.mu is held.
+func (h *Home) keepVariables() {
+	vars := make([]*secret.Variables, 0, len(h.open))
+	for _, w := range h.open {
+		vars = append(vars, w.Variables)
+	}
+	h.variables.Store(&vars)
+}
+
+// workspaces returns the open workspaces.
+func (h *Home) workspaces() []*Workspace {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Workspace, 0, len(h.open))
+	for _, w := range h.open {
+		out = append(out, w)
+	}
+	return out
+}
 
 // Serve executes the runs of every workspace (and of those created later)
 // until ctx is cancelled, then waits for them to stop.
@@ -339,20 +435,29 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s memories: %w", id, err)
 	}
+	vars, err := secret.NewVariables(db, h.box, id, &h.bus)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s variables: %w", id, err)
+	}
 	w := &Workspace{
-		Dir:    dir,
-		DB:     db,
-		Boxes:  box.NewService(db, id, &h.bus),
-		Agents: agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
-		Keys:   apikey.NewService(db),
-		Memory: mem,
-		Skills: skill.New(db, skill.Config{AgentsDir: filepath.Join(dir, "agents")}),
-		info:   Info{ID: id},
+		Dir:       dir,
+		DB:        db,
+		Boxes:     box.NewService(db, id, &h.bus),
+		Agents:    agent.NewService(db, filepath.Join(dir, "agents"), id, &h.bus),
+		Keys:      apikey.NewService(db),
+		Memory:    mem,
+		Skills:    skill.New(db, skill.Config{AgentsDir: filepath.Join(dir, "agents")}),
+		Variables: vars,
+		Notify:    notify.New(db, id, &h.bus),
+		Models:    newModels(h.modelSettings, vars),
+		info:      Info{ID: id},
 	}
 	w.Runs = run.NewService(run.Deps{
-		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: h.models, Bus: &h.bus,
+		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: w.Models, Bus: &h.bus,
 		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
 		Memory: w.Memory, Skills: w.Skills,
+		Vars: vars, Notifier: runNotifier{w.Notify},
 	}, h.cfg.Runtime)
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
@@ -363,6 +468,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.info.Name, w.info.CreatedAt = name, store.ParseTime(created)
 	h.mu.Lock()
 	h.open[id] = w
+	h.keepVariables()
 	if h.serving != nil {
 		h.serve(h.serving, w)
 	}
@@ -401,13 +507,7 @@ func (h *Home) Create(ctx context.Context, name string) (Info, error) {
 // Authenticate finds the workspace an API key belongs to. A key reaches
 // exactly one workspace.
 func (h *Home) Authenticate(ctx context.Context, key string) (*Workspace, apikey.Key, bool) {
-	h.mu.Lock()
-	open := make([]*Workspace, 0, len(h.open))
-	for _, w := range h.open {
-		open = append(open, w)
-	}
-	h.mu.Unlock()
-	for _, w := range open {
+	for _, w := range h.workspaces() {
 		if k, ok := w.Keys.Authenticate(ctx, key); ok {
 			return w, k, true
 		}
@@ -521,6 +621,7 @@ func (h *Home) Close() error {
 		}
 		delete(h.open, id)
 	}
+	h.keepVariables()
 	if h.unlock != nil {
 		h.unlock()
 		h.unlock = nil

@@ -1,0 +1,214 @@
+package secret
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+)
+
+// KindVariablesChanged is the change published after a variable is set or
+// deleted (no id: the list is reloaded, never a value).
+const KindVariablesChanged = "variables.changed"
+
+// maxValue bounds a value: secrets are tokens and keys, not files.
+const maxValue = 64 << 10
+
+// Info describes a stored variable; it never carries the value.
+type Info struct {
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Variables are one workspace's secret variables: sealed in its database,
+// kept decrypted in memory so runs can resolve ${NAME} and mask the values in
+// what they produce without a database read. It is safe for concurrent use.
+type Variables struct {
+	db    *store.DB
+	box   *Box
+	ws    string
+	bus   *event.Bus
+	write sync.Mutex // orders database writes with the memory updates that follow them
+
+	mu       sync.RWMutex
+	values   map[string]string
+	redactor atomic.Pointer[Redactor]
+}
+
+// NewVariables opens the variables of workspace workspaceID stored in db,
+// decrypting them all with box. It fails, with ErrWrongKey, when some do not
+// open with box's key rather than hand out garbage. bus may be nil.
+func NewVariables(db *store.DB, box *Box, workspaceID string, bus *event.Bus) (*Variables, error) {
+	v := &Variables{db: db, box: box, ws: workspaceID, bus: bus, values: map[string]string{}}
+	type row struct{ name, sealed string }
+	rows, err := store.Query(context.Background(), db, func(s store.Scanner) (row, error) {
+		var r row
+		err := s.Scan(&r.name, &r.sealed)
+		return r, err
+	}, `SELECT name, value FROM variables ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("read variables: %w", err)
+	}
+	var wrong []string
+	for _, r := range rows {
+		plain, err := box.Open(r.sealed, v.label(r.name))
+		switch {
+		case errors.Is(err, ErrWrongKey):
+			wrong = append(wrong, r.name)
+		case err != nil:
+			return nil, fmt.Errorf("read variable %s: %w", r.name, err)
+		default:
+			v.values[r.name] = plain
+		}
+	}
+	if len(wrong) > 0 {
+		return nil, fmt.Errorf("read variables: %d of %d (%s) %w; restore the key they were saved with (the OS keychain entry “%s” or secret.key in the data folder; a database copied from another computer needs that computer's key)",
+			len(wrong), len(rows), strings.Join(wrong, ", "), ErrWrongKey, keychainService)
+	}
+	v.redactor.Store(NewRedactor(v.values))
+	return v, nil
+}
+
+// label binds a sealed value to its workspace and name, so it cannot be
+// moved to another variable or another workspace's database.
+func (v *Variables) label(name string) string { return v.ws + "/" + name }
+
+// List returns every variable, by name, without values.
+func (v *Variables) List(ctx context.Context) ([]Info, error) {
+	list, err := store.Query(ctx, v.db, func(s store.Scanner) (Info, error) {
+		var i Info
+		var created, updated string
+		err := s.Scan(&i.Name, &created, &updated)
+		i.CreatedAt, i.UpdatedAt = store.ParseTime(created), store.ParseTime(updated)
+		return i, err
+	}, `SELECT name, created_at, updated_at FROM variables ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("list variables: %w", err)
+	}
+	return list, nil
+}
+
+// Set adds or replaces the variable name (a replaced one keeps its
+// created_at).
+func (v *Variables) Set(ctx context.Context, name, value string) (Info, error) {
+	if !validName(name) {
+		return Info{}, fault.Invalid("%s is not a valid variable name: use capital letters A–Z, digits and _, starting with a letter, at most 64 characters (e.g. GITHUB_TOKEN)", quoteSnippet(name))
+	}
+	if len(stripBreaks(value)) < minMaskable {
+		return Info{}, fault.Invalid("the value of %s is too short: it needs at least %d bytes (line breaks not counted), because a shorter value cannot be masked reliably in tool outputs and logs", name, minMaskable)
+	}
+	if len(value) > maxValue {
+		return Info{}, fault.Invalid("the value of %s is larger than 64 KiB; variables hold tokens, passwords and keys, so store a large file in the box and keep only its password here", name)
+	}
+	v.write.Lock()
+	defer v.write.Unlock()
+	now := store.FormatTime(time.Now())
+	sealed := v.box.Seal(value, v.label(name))
+	var created string
+	err := v.db.Tx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO variables (name, value, created_at, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+			RETURNING created_at`, name, sealed, now, now).Scan(&created)
+	})
+	if err != nil {
+		return Info{}, fmt.Errorf("save variable %s: %w", name, err)
+	}
+	v.changed(func(m map[string]string) { m[name] = value })
+	return Info{Name: name, CreatedAt: store.ParseTime(created), UpdatedAt: store.ParseTime(now)}, nil
+}
+
+// Delete removes the variable name.
+func (v *Variables) Delete(ctx context.Context, name string) error {
+	v.write.Lock()
+	defer v.write.Unlock()
+	var n int64
+	err := v.db.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM variables WHERE name = ?`, name)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete variable %s: %w", quoteSnippet(name), err)
+	}
+	if n == 0 {
+		return fault.NotFound("no workspace variable named %s (names are case-sensitive); Settings → Variables lists them", quoteSnippet(name))
+	}
+	v.changed(func(m map[string]string) { delete(m, name) })
+	return nil
+}
+
+// changed applies edit to the values after a committed write, rebuilds the
+// redactor and tells subscribers. v.write is held.
+func (v *Variables) changed(edit func(map[string]string)) {
+	v.mu.Lock()
+	edit(v.values)
+	values := maps.Clone(v.values)
+	v.mu.Unlock()
+	v.redactor.Store(NewRedactor(values))
+	if v.bus != nil {
+		v.bus.Publish(event.Change{Workspace: v.ws, Kind: KindVariablesChanged})
+	}
+}
+
+// Names returns the names of all variables, sorted.
+func (v *Variables) Names() []string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return slices.Sorted(maps.Keys(v.values))
+}
+
+// Lookup returns the value of name.
+func (v *Variables) Lookup(name string) (string, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	s, ok := v.values[name]
+	return s, ok
+}
+
+// Has reports whether name is set.
+func (v *Variables) Has(name string) bool {
+	_, ok := v.Lookup(name)
+	return ok
+}
+
+// Resolve replaces the ${NAME} references in text with the values (see the
+// function Resolve), all from one moment's values.
+func (v *Variables) Resolve(text string) (string, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return Resolve(text, func(name string) (string, bool) {
+		s, ok := v.values[name]
+		return s, ok
+	})
+}
+
+// Redact masks every variable's value, in its common encodings, in s.
+func (v *Variables) Redact(s string) string { return v.redactor.Load().Redact(s) }
+
+// validName reports whether name matches ^[A-Z][A-Z0-9_]{0,63}$.
+func validName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] < 'A' || name[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
