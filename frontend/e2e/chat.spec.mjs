@@ -126,8 +126,10 @@ describe('chat', () => {
     const chatTab = page.getByRole('tab', { name: 'Chat' });
     await chatTab.focus();
     await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getByRole('tab', { name: 'To handle' }).getAttribute('aria-selected'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'To handle');
+    await page.keyboard.press('ArrowRight');
     assert.equal(await page.getByRole('tab', { name: 'Monitoring' }).getAttribute('aria-selected'), 'true');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'Monitoring');
     await page.keyboard.press('End');
     assert.equal(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected'), 'true');
     await page.keyboard.press('ArrowRight');
@@ -163,6 +165,8 @@ describe('chat', () => {
       box_id: board.boxes[0].id,
       capabilities: ['files', 'shell'],
     });
+    // Commands run without an approval card here (hitl.spec.mjs covers the card).
+    await call('PATCH', `/api/workspaces/${current}/agents/${sh.id}`, { ask_first: { shell: false } });
     await agent(page, sh.handle).click();
     await openTab(page, 'Chat');
     await say(page, 'use tool run_command {"command":"sleep 20"}');

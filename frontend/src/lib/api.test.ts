@@ -175,3 +175,71 @@ describe('memory and skills', () => {
     expect(api.skillExportUrl('ws_1', 'ag_1', 'pdf-tools')).toBe('/api/workspaces/ws_1/agents/ag_1/skills/pdf-tools/export');
   });
 });
+
+describe('human in the loop', () => {
+  it('lists open pauses of an agent and answers one', async () => {
+    answer = () => json(200, []);
+    await api.listPauses('ws_1', { agent_id: 'ag_1', status: 'open' });
+    expect(last().url).toBe('/api/workspaces/ws_1/pauses?agent_id=ag_1&status=open');
+    await api.listPauses('ws_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/pauses');
+    answer = () => json(200, { id: 'pz_1' });
+    await api.answerPause('ws_1', 'pz_1', { answers: ['EU'] });
+    expect(last().init.method).toBe('POST');
+    expect(last().url).toBe('/api/workspaces/ws_1/pauses/pz_1/answer');
+    expect(bodyOf(last())).toEqual({ answers: ['EU'] });
+    await api.answerPause('ws_1', 'pz_1', { dismiss: true });
+    expect(bodyOf(last())).toEqual({ dismiss: true });
+  });
+
+  it('shows what to fix when an answer does not fit', async () => {
+    answer = () => json(400, { error: 'decide every item: a2 has no decision' });
+    await expect(api.answerPause('ws_1', 'pz_1', { decisions: [] })).rejects.toMatchObject({ status: 400, message: 'decide every item: a2 has no decision' });
+  });
+
+  it('lists, dismisses and dismisses all notifications', async () => {
+    answer = () => json(200, []);
+    await api.listNotifications('ws_1', { open: true, limit: 50 });
+    expect(last().url).toBe('/api/workspaces/ws_1/notifications?open=1&limit=50');
+    await api.listNotifications('ws_1', { agent_id: 'ag_1', open: false });
+    expect(last().url).toBe('/api/workspaces/ws_1/notifications?agent_id=ag_1');
+    answer = () => json(200, { id: 'nt_1' });
+    await api.dismissNotification('ws_1', 'nt_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/notifications/nt_1/dismiss');
+    expect(last().init.method).toBe('POST');
+    answer = () => json(200, { dismissed: 2 });
+    await api.dismissAllNotifications('ws_1', 'ag_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/notifications/dismiss');
+    expect(bodyOf(last())).toEqual({ agent_id: 'ag_1' });
+    await api.dismissAllNotifications('ws_1');
+    expect(bodyOf(last())).toEqual({});
+  });
+
+  it('reads and puts the whole delivery matrix', async () => {
+    const d = { info: { mine: { in_app: true, os: false }, automated: { in_app: false, os: true } } };
+    answer = () => json(200, d);
+    await api.getDelivery('ws_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/settings/notifications');
+    await api.saveDelivery('ws_1', d as never);
+    expect(last().init.method).toBe('PUT');
+    expect(bodyOf(last())).toEqual(d);
+  });
+
+  it('sets and deletes variables by name; the value is only ever sent', async () => {
+    answer = () => json(200, { name: 'API_KEY', created_at: '', updated_at: '' });
+    const v = await api.setVariable('ws_1', 'API_KEY', 'sk-123');
+    expect(v).not.toHaveProperty('value');
+    expect(last().init.method).toBe('PUT');
+    expect(last().url).toBe('/api/workspaces/ws_1/variables/API_KEY');
+    expect(bodyOf(last())).toEqual({ value: 'sk-123' });
+    answer = () => new Response(null, { status: 204 });
+    await api.deleteVariable('ws_1', 'API_KEY');
+    expect(last().init.method).toBe('DELETE');
+  });
+
+  it('patches the ask-first switches', async () => {
+    answer = () => json(200, { id: 'ag_1' });
+    await api.updateAgent('ws_1', 'ag_1', { ask_first: { shell: false } });
+    expect(bodyOf(last())).toEqual({ ask_first: { shell: false } });
+  });
+});

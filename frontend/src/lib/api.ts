@@ -8,10 +8,16 @@ import type {
   Capability,
   CreatedApiKey,
   DayUsage,
+  Delivery,
   Memory,
   MemoryQuery,
   ModelsInfo,
   NewAgent,
+  Notification,
+  NotificationQuery,
+  Pause,
+  PauseQuery,
+  PauseReply,
   ProviderSetting,
   Remembered,
   Run,
@@ -22,6 +28,8 @@ import type {
   SkillVersion,
   SoulVersion,
   Transcript,
+  Variable,
+  Variables,
   Workspace,
   WorkspaceList,
 } from './types';
@@ -118,14 +126,18 @@ const ws = (id: string) => `/api/workspaces/${seg(id)}`;
 const agentPath = (wsId: string, agentId: string) => `${ws(wsId)}/agents/${seg(agentId)}`;
 const skillPath = (wsId: string, agentId: string, name: string) => `${agentPath(wsId, agentId)}/skills/${seg(name)}`;
 
-function memoryQuery(q: MemoryQuery): string {
+/** "?a=1&b=2" from the set values, or ''. */
+function query(params: Record<string, string | number | boolean | undefined>): string {
   const p = new URLSearchParams();
-  if (q.q?.trim()) p.set('q', q.q.trim());
-  if (q.retired) p.set('retired', '1');
-  if (q.limit) p.set('limit', String(q.limit));
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === '' || v === false) continue;
+    p.set(k, v === true ? '1' : String(v));
+  }
   const s = p.toString();
   return s ? `?${s}` : '';
 }
+
+const memoryQuery = (q: MemoryQuery) => query({ q: q.q?.trim(), retired: q.retired, limit: q.limit || undefined });
 
 export const api = {
   listWorkspaces: () => request<WorkspaceList>('GET', '/api/workspaces'),
@@ -199,4 +211,27 @@ export const api = {
     request<Skill>('POST', `${agentPath(wsId, agentId)}/skills/import`, new RawBody(zip, 'application/zip')),
   /** Where the browser downloads a skill as .zip (same-origin, the cookie signs it). */
   skillExportUrl: (wsId: string, agentId: string, name: string) => `${skillPath(wsId, agentId, name)}/export`,
+
+  listPauses: (wsId: string, q: PauseQuery = {}) =>
+    request<Pause[]>('GET', `${ws(wsId)}/pauses${query({ agent_id: q.agent_id, status: q.status })}`),
+  getPause: (wsId: string, id: string) => request<Pause>('GET', `${ws(wsId)}/pauses/${seg(id)}`),
+  /** Answers an open pause (or dismisses it); the run continues from the answer. */
+  answerPause: (wsId: string, id: string, reply: PauseReply) =>
+    request<Pause>('POST', `${ws(wsId)}/pauses/${seg(id)}/answer`, reply),
+
+  listNotifications: (wsId: string, q: NotificationQuery = {}) =>
+    request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),
+  dismissNotification: (wsId: string, id: string) =>
+    request<Notification>('POST', `${ws(wsId)}/notifications/${seg(id)}/dismiss`),
+  /** Dismisses every open notification not raised by a pause (of one agent when given). */
+  dismissAllNotifications: (wsId: string, agentId?: string) =>
+    request<{ dismissed: number }>('POST', `${ws(wsId)}/notifications/dismiss`, agentId ? { agent_id: agentId } : {}),
+  getDelivery: (wsId: string) => request<Delivery>('GET', `${ws(wsId)}/settings/notifications`),
+  saveDelivery: (wsId: string, delivery: Delivery) => request<Delivery>('PUT', `${ws(wsId)}/settings/notifications`, delivery),
+
+  listVariables: (wsId: string) => request<Variables>('GET', `${ws(wsId)}/variables`),
+  /** Adds a variable or replaces its value; the value never comes back. */
+  setVariable: (wsId: string, name: string, value: string) =>
+    request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, { value }),
+  deleteVariable: (wsId: string, name: string) => request<void>('DELETE', `${ws(wsId)}/variables/${seg(name)}`),
 };

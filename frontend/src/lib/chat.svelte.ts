@@ -2,7 +2,7 @@
 // sending. Fed by the event stream through runFeed while the Chat tab is shown.
 import { api } from './api';
 import { buildTranscript, isActive, PendingText, runActivity, textSteps } from './runs';
-import type { ChangeEvent, DeltaEvent, ModelsInfo, RunDetail, Session, Transcript } from './types';
+import type { ChangeEvent, DeltaEvent, ModelsInfo, PauseReply, RunDetail, Session, Transcript } from './types';
 
 export class ChatState {
   sessions = $state<Session[]>([]);
@@ -15,6 +15,8 @@ export class ChatState {
   private pending = new PendingText();
   private inflight: Promise<void> | null = null;
   private again = false;
+  /** A session opened on purpose (a pause in To handle) stays open even when it is not a chat. */
+  private chosen = '';
 
   readonly wsId: string;
   readonly agentId: string;
@@ -28,6 +30,8 @@ export class ChatState {
   runs = $derived<RunDetail[]>(this.transcript?.session.id === this.sessionId ? this.transcript.runs : []);
   items = $derived(buildTranscript(this.runs, this.streamed));
   activeRun = $derived([...this.runs].reverse().find((r) => isActive(r.status)));
+  /** The session's open pause: its card replaces the message box. */
+  pause = $derived(this.transcript?.session.id === this.sessionId ? (this.transcript.pause ?? null) : null);
   status = $derived(this.activeRun ? runActivity(this.activeRun, this.streamed[this.activeRun.id]) : '');
 
   async load() {
@@ -40,7 +44,8 @@ export class ChatState {
       ]);
       this.sessions = sessions;
       this.models = models;
-      if (!this.sessionId || !sessions.some((s) => s.id === this.sessionId)) this.sessionId = sessions[0]?.id ?? '';
+      const keep = this.sessionId && (this.sessionId === this.chosen || sessions.some((s) => s.id === this.sessionId));
+      if (!keep) this.sessionId = sessions[0]?.id ?? '';
       await this.refresh();
     } catch (err) {
       this.error = err instanceof Error ? err.message : String(err);
@@ -94,6 +99,18 @@ export class ChatState {
     void this.refresh().catch(() => {});
   }
 
+  /** A pause of the open session was raised or answered (the card comes or goes). */
+  onHuman(ev: ChangeEvent) {
+    if (ev.workspace !== this.wsId || ev.agent !== this.agentId || !ev.kind.startsWith('pause.')) return;
+    if (ev.session && ev.session === this.sessionId) void this.refresh().catch(() => {});
+  }
+
+  /** Answers (or dismisses) the open pause; the run continues from it. */
+  async answer(pauseId: string, reply: PauseReply) {
+    await api.answerPause(this.wsId, pauseId, reply);
+    await this.refresh();
+  }
+
   onDelta(ev: DeltaEvent) {
     if (ev.agent !== this.agentId || ev.session !== this.sessionId || !ev.text) return;
     this.pending.add(ev.run, ev.text, textSteps(this.runs.find((r) => r.id === ev.run)));
@@ -118,6 +135,7 @@ export class ChatState {
   }
 
   open(sessionId: string) {
+    this.chosen = sessionId;
     if (sessionId === this.sessionId) return;
     this.sessionId = sessionId;
     this.pending.clear();

@@ -1,5 +1,7 @@
 // Run events from the one event stream, for the views of one agent's runs
-// (chat, monitoring, logs), and changes of its memories and skills. App feeds it; components subscribe while shown.
+// (chat, monitoring, logs), changes of its memories and skills, and of what waits
+// for a person (pauses, notifications, variables, delivery settings). App feeds
+// it; components subscribe while shown.
 import type { ChangeEvent, DeltaEvent } from './types';
 
 export type RunFeedListener = {
@@ -12,7 +14,13 @@ export type RunFeedListener = {
   knowledge?: (ev: ChangeEvent) => void;
   /** Model providers were set up or forgotten in Settings → Models. */
   models?: () => void;
+  /** pause.*, notification.*, variables.changed or settings.changed. */
+  human?: (ev: ChangeEvent) => void;
 };
+
+/** The kinds `human` listeners hear. */
+export const isHumanEvent = (kind: string) =>
+  kind.startsWith('pause.') || kind.startsWith('notification.') || kind === 'variables.changed' || kind === 'settings.changed';
 
 const listeners = new Set<RunFeedListener>();
 
@@ -25,6 +33,10 @@ export const runFeed = {
   change(ev: ChangeEvent) {
     if (ev.kind === 'memory.changed' || ev.kind === 'skill.changed') {
       for (const l of listeners) l.knowledge?.(ev);
+      return;
+    }
+    if (isHumanEvent(ev.kind)) {
+      for (const l of listeners) l.human?.(ev);
       return;
     }
     if (!ev.kind.startsWith('run.')) return;

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { argSummary, between, buildTranscript, formatCost, formatDuration, formatTokens, PendingText, prettyJson, runActivity } from './runs';
-import type { RunDetail, Step } from './types';
+import {
+  argSummary,
+  between,
+  buildTranscript,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  PendingText,
+  prettyJson,
+  runActivity,
+  statusLabel,
+} from './runs';
+import type { Pause, RunDetail, Step } from './types';
 
 const T = '2026-11-30T10:00:00.000Z';
 
@@ -91,6 +102,81 @@ describe('buildTranscript', () => {
     expect(runActivity(r)).toBe('Running write_file…');
     expect(runActivity(run('r2', 'running', []))).toBe('Thinking…');
     expect(runActivity(run('r3', 'queued', []))).toBe('Waiting to start…');
+  });
+});
+
+describe('pauses in the transcript', () => {
+  const pause: Pause = {
+    id: 'pz_1',
+    run_id: 'r1',
+    agent_id: 'ag_1',
+    session_id: 'ses_1',
+    tool_call_id: '',
+    automated: false,
+    created_at: T,
+    answered_at: T,
+    status: 'answered',
+    kind: 'approval',
+    request: {
+      title: 'Run 2 commands',
+      reason: '',
+      policy: true,
+      items: [
+        { id: 'c1', title: 'ls', kind: 'command', detail: 'ls', tool: 'run_command', input: { command: 'ls' } },
+        { id: 'c2', title: 'rm', kind: 'command', detail: 'rm x', tool: 'run_command', input: { command: 'rm x' } },
+      ],
+    },
+    answer: { decisions: [{ id: 'c1', approved: true, note: '' }, { id: 'c2', approved: false, note: '' }] },
+  };
+  const r = run(
+    'r1',
+    'done',
+    [
+      { kind: 'tool_call', data: { id: 'c1', name: 'run_command', input: { command: 'ls' } } },
+      { kind: 'tool_call', data: { id: 'c2', name: 'run_command', input: { command: 'rm x' } } },
+      { kind: 'pause', data: { pause_id: 'pz_1', kind: 'approval' } },
+      { kind: 'resume', data: { pause_id: 'pz_1', status: 'answered' } },
+      { kind: 'tool_result', data: { id: 'c1', name: 'run_command', output: 'a.txt', is_error: false, decision: 'approved' } },
+      { kind: 'tool_result', data: { id: 'c2', name: 'run_command', output: 'declined by the person', is_error: true, decision: 'declined' } },
+    ],
+    { pauses: [pause] },
+  );
+
+  it('become pause and resume items carrying the pause, and tool rows carry the decision', () => {
+    const items = buildTranscript([r]);
+    expect(items.map((i) => i.kind)).toEqual(['tool', 'tool', 'pause', 'resume']);
+    expect(items[0]).toMatchObject({ decision: 'approved', output: 'a.txt' });
+    expect(items[1]).toMatchObject({ decision: 'declined' });
+    expect(items[2]).toMatchObject({ kind: 'pause', pauseKind: 'approval', pause: { id: 'pz_1' } });
+    expect(items[3]).toMatchObject({ kind: 'resume', status: 'answered', pause: { id: 'pz_1' } });
+  });
+
+  it('hide the tool call that raised a pause: its pause and resume rows stand for it', () => {
+    const asked = run(
+      'r5',
+      'done',
+      [
+        { kind: 'tool_call', data: { id: 'q1', name: 'ask_question', input: {} } },
+        { kind: 'pause', data: { pause_id: 'pz_5', kind: 'question' } },
+        { kind: 'tool_result', data: { id: 'q1', name: 'ask_question', output: 'The person answered', is_error: false } },
+        { kind: 'resume', data: { pause_id: 'pz_5', status: 'answered' } },
+        { kind: 'model', data: { text: 'Thanks' } },
+      ],
+      { pauses: [{ ...pause, id: 'pz_5', tool_call_id: 'q1' }] },
+    );
+    expect(buildTranscript([asked]).map((i) => i.kind)).toEqual(['pause', 'resume', 'agent']);
+    expect(buildTranscript([{ ...asked, pauses: [] }]).map((i) => i.kind)).toEqual(['tool', 'pause', 'resume', 'agent']);
+  });
+
+  it('work without the pause in the run detail', () => {
+    const items = buildTranscript([{ ...r, pauses: undefined }]);
+    expect(items[2]).toMatchObject({ kind: 'pause', pauseKind: 'approval', pause: undefined });
+  });
+
+  it('a paused run waits for you', () => {
+    expect(runActivity(run('r9', 'paused', []))).toBe('Waiting for you');
+    expect(statusLabel('paused')).toBe('waiting for you');
+    expect(statusLabel('done')).toBe('done');
   });
 });
 

@@ -1,6 +1,6 @@
 // Pure helpers for runs: the chat transcript built from steps, streamed text
 // waiting for its step, and how durations, costs and tokens read.
-import type { RunDetail, RunStatus, Step } from './types';
+import type { Decision, Pause, PauseKind, PauseStatus, RunDetail, RunStatus, Step } from './types';
 
 export type ChatItem =
   | { kind: 'user'; key: string; text: string; from: string }
@@ -14,10 +14,19 @@ export type ChatItem =
       output?: string;
       isError: boolean;
       childRunId?: string;
+      /** Held for approval: how the person decided. */
+      decision?: Decision;
     }
+  /** The run stopped for the person (pause: its card, when the run detail carries it). */
+  | { kind: 'pause'; key: string; pauseKind: PauseKind; pause?: Pause }
+  /** The run continued from the person's answer. */
+  | { kind: 'resume'; key: string; status: PauseStatus; pause?: Pause }
   | { kind: 'error'; key: string; message: string }
   | { kind: 'cancel'; key: string; reason: string }
   | { kind: 'note'; key: string; text: string };
+
+/** A run's status as a person reads it: a paused run waits for them. */
+export const statusLabel = (status: RunStatus) => (status === 'paused' ? 'waiting for you' : status);
 
 export const isActive = (status: RunStatus) => status === 'queued' || status === 'running' || status === 'paused';
 
@@ -28,6 +37,9 @@ export const isActive = (status: RunStatus) => status === 'queued' || status ===
 export function buildTranscript(runs: RunDetail[], pending: Record<string, string> = {}): ChatItem[] {
   const items: ChatItem[] = [];
   for (const run of runs) {
+    const pauses = new Map((run.pauses ?? []).map((p) => [p.id, p]));
+    // A tool call that raised a pause (ask_question, …) reads as its pause and resume rows.
+    const raised = new Set((run.pauses ?? []).map((p) => p.tool_call_id).filter(Boolean));
     const tools = new Map<string, Extract<ChatItem, { kind: 'tool' }>>();
     let sawError = false;
     for (const step of run.steps) {
@@ -40,6 +52,7 @@ export function buildTranscript(runs: RunDetail[], pending: Record<string, strin
           if (step.data.text?.trim()) items.push({ kind: 'agent', key, text: step.data.text, streaming: false });
           break;
         case 'tool_call': {
+          if (raised.has(step.data.id)) break;
           const item: Extract<ChatItem, { kind: 'tool' }> = {
             kind: 'tool',
             key,
@@ -52,14 +65,22 @@ export function buildTranscript(runs: RunDetail[], pending: Record<string, strin
           break;
         }
         case 'tool_result': {
+          if (raised.has(step.data.id)) break;
           const call = tools.get(step.data.id);
           const target = call ?? { kind: 'tool', key, name: step.data.name, input: undefined, isError: false };
           target.output = step.data.output;
           target.isError = !!step.data.is_error;
           if (step.data.child_run_id) target.childRunId = step.data.child_run_id;
+          if (step.data.decision) target.decision = step.data.decision;
           if (!call) items.push(target);
           break;
         }
+        case 'pause':
+          items.push({ kind: 'pause', key, pauseKind: step.data.kind, pause: pauses.get(step.data.pause_id) });
+          break;
+        case 'resume':
+          items.push({ kind: 'resume', key, status: step.data.status, pause: pauses.get(step.data.pause_id) });
+          break;
         case 'error':
           sawError = true;
           items.push({ kind: 'error', key, message: step.data.message });
@@ -89,7 +110,7 @@ export function buildTranscript(runs: RunDetail[], pending: Record<string, strin
 /** What an unfinished run is doing now, for the status line under the chat. */
 export function runActivity(run: RunDetail, streamed = ''): string {
   if (run.status === 'queued') return 'Waiting to start…';
-  if (run.status === 'paused') return 'Paused';
+  if (run.status === 'paused') return 'Waiting for you';
   if (streamed) return 'Writing…';
   const results = new Set(run.steps.flatMap((s) => (s.kind === 'tool_result' ? [s.data.id] : [])));
   for (let i = run.steps.length - 1; i >= 0; i--) {
@@ -258,4 +279,6 @@ export const stepLabel: Record<Step['kind'], string> = {
   cancel: 'Cancelled',
   compact: 'Compacted',
   note: 'Note',
+  pause: 'Paused for you',
+  resume: 'Resumed',
 };

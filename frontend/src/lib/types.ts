@@ -13,6 +13,8 @@ export type Agent = {
   provider: string;
   model: string;
   capabilities: string[];
+  /** Per tool family: show an approval card before its tools act; absent from older servers. */
+  ask_first?: Record<string, boolean>;
   created_at: string;
   updated_at: string;
 };
@@ -27,6 +29,8 @@ export type Board = {
   agents: Agent[];
   /** What each agent is doing; absent from older servers. */
   activity?: Record<string, Activity>;
+  /** Notifications not handled yet (open pauses included); absent from older servers. */
+  notifications_open?: number;
 };
 
 export type WorkspaceList = { workspaces: Workspace[]; current: string };
@@ -42,7 +46,7 @@ export type NewAgent = {
 };
 
 export type AgentPatch = Partial<
-  Pick<Agent, 'name' | 'soul' | 'provider' | 'model' | 'capabilities' | 'box_id'>
+  Pick<Agent, 'name' | 'soul' | 'provider' | 'model' | 'capabilities' | 'box_id' | 'ask_first'>
 >;
 
 export type ChangeKind =
@@ -61,7 +65,13 @@ export type ChangeKind =
   | 'run.step'
   | 'memory.changed'
   | 'memory.reembed'
-  | 'skill.changed';
+  | 'skill.changed'
+  | 'pause.created'
+  | 'pause.updated'
+  | 'notification.created'
+  | 'notification.updated'
+  | 'variables.changed'
+  | 'settings.changed';
 
 /** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
 export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
@@ -74,7 +84,8 @@ export type DeltaEvent = { workspace: string; run: string; agent: string; sessio
 export type RunStatus = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
 export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger';
 
-export type Activity = { running: number; last_status: RunStatus | '' };
+/** waiting: open pauses (absent from older servers). */
+export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
 
 export type Session = {
   id: string;
@@ -120,11 +131,19 @@ export type StepData =
       data: { text: string; tool_calls?: ToolCall[] | null; stop_reason?: string; provider?: string; model?: string; cost_known?: boolean };
     }
   | { kind: 'tool_call'; data: ToolCall }
-  | { kind: 'tool_result'; data: { id: string; name: string; output: string; is_error: boolean; child_run_id?: string } }
+  | {
+      kind: 'tool_result';
+      data: { id: string; name: string; output: string; is_error: boolean; child_run_id?: string; decision?: Decision };
+    }
   | { kind: 'error'; data: { message: string } }
   | { kind: 'cancel'; data: { reason: string } }
   | { kind: 'compact'; data: { summary: string } }
-  | { kind: 'note'; data: { text: string } };
+  | { kind: 'note'; data: { text: string } }
+  | { kind: 'pause'; data: { pause_id: string; kind: PauseKind } }
+  | { kind: 'resume'; data: { pause_id: string; status: PauseStatus } };
+
+/** How a person decided an action held for approval. */
+export type Decision = 'approved' | 'declined';
 
 export type Step = StepData & {
   run_id: string;
@@ -136,9 +155,10 @@ export type Step = StepData & {
   ended_at: string;
 };
 
-export type RunDetail = Omit<Run, 'steps'> & { steps: Step[]; children?: Run[] };
+export type RunDetail = Omit<Run, 'steps'> & { steps: Step[]; children?: Run[]; pauses?: Pause[] };
 
-export type Transcript = { session: Session; runs: RunDetail[] };
+/** pause: the session's open pause, shown as a card above the message box. */
+export type Transcript = { session: Session; runs: RunDetail[]; pause?: Pause | null };
 
 export type DayUsage = { day: string; runs: number; input_tokens: number; output_tokens: number; cost_usd: number };
 
@@ -200,3 +220,113 @@ export type Skill = { name: string; description: string; front_matter: string; b
 
 /** body: the whole SKILL.md of that version. */
 export type SkillVersion = { version: number; body: string; created_at: string };
+
+// ---- human in the loop ----
+
+export type PauseKind = 'question' | 'approval' | 'connector' | 'credential';
+export type PauseStatus = 'open' | 'answered' | 'dismissed' | 'cancelled';
+
+export type Question = {
+  question: string;
+  /** A short label; may be ''. */
+  header: string;
+  /** Suggested answers, shown as buttons (0..6). */
+  options: string[];
+  /** Several options may be picked (joined with ", "). */
+  multiple: boolean;
+};
+export type QuestionRequest = { questions: Question[] };
+/** One answer per question, in order, none empty. */
+export type QuestionAnswer = { answers: string[] };
+
+export type ApprovalItemKind = 'command' | 'target' | 'diff' | 'text';
+export type ApprovalItem = {
+  id: string;
+  title: string;
+  kind: ApprovalItemKind;
+  detail: string;
+  /** The tool that runs when approved ('' = the agent acts itself). */
+  tool: string;
+  input: unknown;
+};
+/** policy: raised by an ask-first switch. */
+export type ApprovalRequest = { title: string; reason: string; policy: boolean; items: ApprovalItem[] };
+export type ApprovalDecision = { id: string; approved: boolean; note: string };
+export type ApprovalAnswer = { decisions: ApprovalDecision[] };
+
+export type ConnectorFieldType = 'text' | 'url' | 'secret' | 'select';
+export type ConnectorField = {
+  name: string;
+  label: string;
+  type: ConnectorFieldType;
+  required: boolean;
+  options: string[];
+  placeholder: string;
+  help: string;
+};
+export type ConnectorRequest = { connector: string; title: string; description: string; fields: ConnectorField[] };
+/** Stored secret fields read "${VARIABLE}". */
+export type ConnectorAnswer = { values: Record<string, string> };
+
+export type CredentialRequest = { variable: string; label: string; description: string; url: string };
+/** Never the value. */
+export type CredentialAnswer = { variable: string; filled: true };
+
+export type DismissAnswer = { dismissed: true; note: string };
+
+type PauseBase = {
+  id: string;
+  run_id: string;
+  agent_id: string;
+  session_id: string;
+  status: PauseStatus;
+  /** The tool call that raised it; '' for an ask-first approval. */
+  tool_call_id: string;
+  /** The run was started by a schedule, trigger, agent or the API. */
+  automated: boolean;
+  created_at: string;
+  answered_at: string | null;
+};
+export type Pause = PauseBase &
+  (
+    | { kind: 'question'; request: QuestionRequest; answer: QuestionAnswer | DismissAnswer | null }
+    | { kind: 'approval'; request: ApprovalRequest; answer: ApprovalAnswer | DismissAnswer | null }
+    | { kind: 'connector'; request: ConnectorRequest; answer: ConnectorAnswer | DismissAnswer | null }
+    | { kind: 'credential'; request: CredentialRequest; answer: CredentialAnswer | DismissAnswer | null }
+  );
+
+/** What POST …/pauses/{id}/answer takes. */
+export type PauseReply =
+  | QuestionAnswer
+  | ApprovalAnswer
+  | ConnectorAnswer
+  | { value: string }
+  | { dismiss: true; note?: string };
+
+export type PauseQuery = { agent_id?: string; status?: PauseStatus };
+
+export type NotificationKind = 'info' | 'progress' | 'done' | 'error' | 'question' | 'approval' | 'connector' | 'credential';
+export type Notification = {
+  id: string;
+  agent_id: string;
+  run_id: string;
+  /** '' unless raised by a pause. */
+  pause_id: string;
+  kind: NotificationKind;
+  title: string;
+  body: string;
+  automated: boolean;
+  created_at: string;
+  /** Dismissed, or its pause answered; null = waiting. */
+  handled_at: string | null;
+};
+export type NotificationQuery = { agent_id?: string; open?: boolean; limit?: number };
+
+export type Channel = 'in_app' | 'os';
+/** Runs you started in chat | runs that fired on their own. */
+export type Origin = 'mine' | 'automated';
+export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, boolean>>>;
+
+/** A workspace variable: never its value. */
+export type Variable = { name: string; created_at: string; updated_at: string };
+export type Variables = { key_store: 'keychain' | 'file'; key_store_note: string; variables: Variable[] };

@@ -71,13 +71,16 @@ export class WorkspaceState {
   onChange(ev: ChangeEvent): Promise<unknown> {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
-    // A run's steps, memories and skills change nothing on the board; a run's creation and status do (activity).
+    // A run's steps, memories, skills, variables and settings change nothing on the board; a run's creation
+    // and status do (activity), and so do pauses and notifications (waiting, the bell).
     const boardless =
       ev.kind === 'workspace.switched' ||
       ev.kind === 'run.step' ||
       ev.kind === 'memory.changed' ||
       ev.kind === 'memory.reembed' ||
-      ev.kind === 'skill.changed';
+      ev.kind === 'skill.changed' ||
+      ev.kind === 'variables.changed' ||
+      ev.kind === 'settings.changed';
     if (ev.workspace === this.currentId && !boardless) {
       work.push(this.refreshBoard());
     }
