@@ -97,7 +97,7 @@ func LoadKey(dataDir string, o KeyOptions) (key []byte, where KeyStore, note str
 
 const keychainNote = "The key that encrypts your variables is in the OS keychain (entry “" + keychainService + "”)."
 
-var errBadKeychainKey = errors.New("the OS keychain entry “" + keychainService + "” does not hold a 32-byte key; remove the entry to start over (saved variables and keys are then lost)")
+var errBadKeychainKey = errors.New("the OS keychain entry “" + keychainService + "” does not hold a 32-byte key")
 
 var errKeychainTimeout = errors.New("the OS keychain did not answer")
 
@@ -123,7 +123,7 @@ func (k keychain) get() ([]byte, error) {
 	}
 	key, err := base64.StdEncoding.DecodeString(s)
 	if err != nil || len(key) != keySize {
-		return nil, errBadKeychainKey
+		return nil, fmt.Errorf("%w (account %s); remove the entry to start over (saved variables and keys are then lost)", errBadKeychainKey, k.account)
 	}
 	return key, nil
 }

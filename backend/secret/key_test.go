@@ -64,7 +64,7 @@ func TestLoadKey(t *testing.T) {
 			wantRing: func() keyRing { return &forgetfulRing{} },
 			where:    KeyStoreFile, fileLeft: true},
 		{name: "keychain entry is not a key", inRing: "not a key",
-			errHas: "does not hold a 32-byte key; remove the entry"},
+			errHas: "does not hold a 32-byte key (account "},
 		{name: "file is not a key", file: []byte("short"),
 			errHas: "is 5 bytes, want 32"},
 	}
