@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -193,10 +194,17 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 				if part.Output != "" {
 					res.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: part.Output}}}
 				}
+				for _, img := range part.Images {
+					res.Content = append(res.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: anthropicImage(img)})
+				}
 				if part.IsError {
 					res.IsError = anthropic.Bool(true)
 				}
 				blocks = append(blocks, anthropic.ContentBlockParamUnion{OfToolResult: &res})
+			case PartImage:
+				for _, img := range part.Images {
+					blocks = append(blocks, anthropic.ContentBlockParamUnion{OfImage: anthropicImage(img)})
+				}
 			}
 		}
 		if len(blocks) == 0 {
@@ -209,6 +217,14 @@ func anthropicParams(req Request) (anthropic.MessageNewParams, error) {
 		}
 	}
 	return params, nil
+}
+
+// anthropicImage is img as an inline (base64) image block.
+func anthropicImage(img Image) *anthropic.ImageBlockParam {
+	return &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
+		MediaType: anthropic.Base64ImageSourceMediaType(img.MediaType),
+		Data:      base64.StdEncoding.EncodeToString(img.Data),
+	}}}
 }
 
 // objectInput is a tool_use input as the API accepts it: a JSON object.

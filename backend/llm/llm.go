@@ -29,7 +29,8 @@ type PartType string
 const (
 	PartText       PartType = "text"        // Text
 	PartToolUse    PartType = "tool_use"    // ToolCallID, ToolName, Input (assistant only)
-	PartToolResult PartType = "tool_result" // ToolCallID, Output, IsError (user only)
+	PartToolResult PartType = "tool_result" // ToolCallID, Output, IsError, Images (user only)
+	PartImage      PartType = "image"       // Images (user only)
 )
 
 // Part is one piece of a message.
@@ -41,6 +42,16 @@ type Part struct {
 	Input      json.RawMessage `json:"input,omitempty"`
 	Output     string          `json:"output,omitempty"`
 	IsError    bool            `json:"is_error,omitempty"`
+	// Images travel after Output in a tool result (a screenshot), or alone
+	// in a PartImage. Only send them to a model that takes images.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an inline image. MediaType is one that both APIs accept:
+// image/png, image/jpeg, image/gif or image/webp.
+type Image struct {
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // the encoded file; base64 in JSON
 }
 
 // Message is one turn of the conversation. Tool results travel in a user

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -196,25 +197,48 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 		fn.Parameters = schema
 		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fn))
 	}
+	// Tool messages take only text: the images of a turn's tool results
+	// follow its last tool message (they must all follow the assistant's
+	// calls directly) as one user message.
+	var images []openai.ChatCompletionContentPartUnionParam
 	for _, m := range req.Messages {
-		params.Messages = append(params.Messages, openAIMessages(m)...)
+		msgs, imgs := openAIMessages(m)
+		images = append(images, imgs...)
+		for _, msg := range msgs {
+			if msg.OfTool == nil && len(images) > 0 {
+				params.Messages = append(params.Messages, openai.UserMessage(images))
+				images = nil
+			}
+			params.Messages = append(params.Messages, msg)
+		}
+	}
+	if len(images) > 0 {
+		params.Messages = append(params.Messages, openai.UserMessage(images))
 	}
 	return params, nil
 }
 
 // openAIMessages turns one Message into Chat Completions messages: each tool
 // result becomes its own "tool" message (they must follow the assistant's
-// tool calls directly), any text a user message after them.
-func openAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
+// tool calls directly), any text and images a user message after them.
+// toolImages are the tool results' images, each call's under a line naming
+// it, for the caller to place after the turn's last tool message.
+func openAIMessages(m Message) (out []openai.ChatCompletionMessageParamUnion, toolImages []openai.ChatCompletionContentPartUnionParam) {
 	var (
-		out   []openai.ChatCompletionMessageParamUnion
 		text  strings.Builder
+		parts []openai.ChatCompletionContentPartUnionParam // text and images in order, once there is an image
 		calls []openai.ChatCompletionMessageToolCallUnionParam
 	)
 	for _, part := range m.Parts {
 		switch part.Type {
 		case PartText:
 			text.WriteString(part.Text)
+		case PartImage:
+			if text.Len() > 0 {
+				parts = append(parts, openai.TextContentPart(text.String()))
+				text.Reset()
+			}
+			parts = append(parts, openAIImages(part.Images)...)
 		case PartToolUse:
 			calls = append(calls, openai.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
@@ -231,21 +255,42 @@ func openAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 				content = "Error: " + content
 			}
 			out = append(out, openai.ToolMessage(content, part.ToolCallID))
+			if len(part.Images) > 0 {
+				toolImages = append(toolImages, openai.TextContentPart("Images returned by tool call "+part.ToolCallID+":"))
+				toolImages = append(toolImages, openAIImages(part.Images)...)
+			}
 		}
 	}
 	if m.Role == RoleAssistant {
 		if text.Len() == 0 && len(calls) == 0 {
-			return out
+			return out, toolImages
 		}
 		var a openai.ChatCompletionAssistantMessageParam
 		if text.Len() > 0 {
 			a.Content.OfString = openai.String(text.String())
 		}
 		a.ToolCalls = calls
-		return append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		return append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a}), toolImages
 	}
-	if text.Len() > 0 {
+	switch {
+	case len(parts) > 0:
+		if text.Len() > 0 {
+			parts = append(parts, openai.TextContentPart(text.String()))
+		}
+		out = append(out, openai.UserMessage(parts))
+	case text.Len() > 0:
 		out = append(out, openai.UserMessage(text.String()))
+	}
+	return out, toolImages
+}
+
+// openAIImages are images as image_url content parts holding data: URLs,
+// which OpenAI and the compatible servers (Ollama included) accept.
+func openAIImages(imgs []Image) []openai.ChatCompletionContentPartUnionParam {
+	var out []openai.ChatCompletionContentPartUnionParam
+	for _, img := range imgs {
+		url := "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+		out = append(out, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
 	}
 	return out
 }

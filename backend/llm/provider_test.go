@@ -1,10 +1,15 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +17,8 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // providers are the two wire formats under test, each built on the real SDK
 // against the fake server.
@@ -233,21 +240,25 @@ func TestOpenAIEmptyToolArguments(t *testing.T) {
 	}
 }
 
+// weatherTurn is a conversation ending in the results of two tool calls of
+// one turn, the second failed.
+var weatherTurn = []llm.Message{
+	userText("Weather in Oslo and Lima?"),
+	{Role: llm.RoleAssistant, Parts: []llm.Part{
+		{Type: llm.PartText, Text: "Let me look."},
+		{Type: llm.PartToolUse, ToolCallID: "call_a", ToolName: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)},
+		{Type: llm.PartToolUse, ToolCallID: "call_b", ToolName: "weather", Input: json.RawMessage(`{"city":"Lima"}`)},
+	}},
+	{Role: llm.RoleUser, Parts: []llm.Part{
+		{Type: llm.PartToolResult, ToolCallID: "call_a", Output: "4°C, rain"},
+		{Type: llm.PartToolResult, ToolCallID: "call_b", Output: "city not found", IsError: true},
+	}},
+}
+
 // TestToolResultRoundTrip sends a conversation with two tool calls and
 // their results and checks each wire format got them in its own shape.
 func TestToolResultRoundTrip(t *testing.T) {
-	conv := []llm.Message{
-		userText("Weather in Oslo and Lima?"),
-		{Role: llm.RoleAssistant, Parts: []llm.Part{
-			{Type: llm.PartText, Text: "Let me look."},
-			{Type: llm.PartToolUse, ToolCallID: "call_a", ToolName: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)},
-			{Type: llm.PartToolUse, ToolCallID: "call_b", ToolName: "weather", Input: json.RawMessage(`{"city":"Lima"}`)},
-		}},
-		{Role: llm.RoleUser, Parts: []llm.Part{
-			{Type: llm.PartToolResult, ToolCallID: "call_a", Output: "4°C, rain"},
-			{Type: llm.PartToolResult, ToolCallID: "call_b", Output: "city not found", IsError: true},
-		}},
-	}
+	conv := weatherTurn
 	for _, pc := range providers {
 		t.Run(pc.name, func(t *testing.T) {
 			srv := llmtest.New(t)
@@ -631,5 +642,41 @@ func TestProvidersIgnoreEnvironment(t *testing.T) {
 	}
 	if got := reqs[1].Header.Get("Authorization") + reqs[1].Header.Get("OpenAI-Organization"); got != "Bearer test-key" {
 		t.Errorf("openai auth headers: got %q, want Bearer test-key and no organization", got)
+	}
+}
+
+// TestRequestGolden pins the exact request body each provider sends for a
+// conversation of text, tool calls and tool results (one an error), so that
+// a change to the encoding shows up as a diff of testdata/*.golden.json.
+// Run with -update to rewrite the files after a deliberate change.
+func TestRequestGolden(t *testing.T) {
+	msgs := slices.Clone(weatherTurn)
+	msgs[2].Parts = append(slices.Clone(msgs[2].Parts), llm.Part{Type: llm.PartText, Text: "Thanks."})
+	req := llm.Request{Model: "m", System: "Be brief.", MaxTokens: 500, Tools: []llm.ToolSpec{weatherTool}, Messages: msgs}
+	for _, pc := range providers {
+		t.Run(pc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Script(llmtest.Text("ok"))
+			if _, _, err := chat(t, pc.new(srv), req, false); err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			got := srv.Requests()[0].Body
+			path := filepath.Join("testdata", "request_"+pc.name+".golden.json")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden file (run with -update to create it): %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("request body differs from %s:\n got %s\nwant %s", path, got, want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -148,6 +149,7 @@ func parseAnthropic(req *Request, body []byte) error {
 			ToolUseID string          `json:"tool_use_id"`
 			Content   json.RawMessage `json:"content"`
 			IsError   bool            `json:"is_error"`
+			Source    anthropicSource `json:"source"`
 		}
 		if json.Unmarshal(m.Content, &blocks) != nil {
 			var s string
@@ -156,17 +158,69 @@ func parseAnthropic(req *Request, body []byte) error {
 			}
 			msg.Text = s
 		}
-		for _, b := range blocks {
+		for j, b := range blocks {
 			switch b.Type {
 			case "text":
 				msg.Text += b.Text
+			case "image":
+				img, err := b.Source.image()
+				if err != nil {
+					return fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+				}
+				msg.Images = append(msg.Images, img)
 			case "tool_use":
 				msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Args: string(b.Input)})
 			case "tool_result":
-				msg.ToolResults = append(msg.ToolResults, ToolResult{ToolCallID: b.ToolUseID, Content: textOf(b.Content), IsError: b.IsError})
+				imgs, err := anthropicResultImages(b.Content)
+				if err != nil {
+					return fmt.Errorf("messages[%d].content[%d]: %w", i, j, err)
+				}
+				msg.ToolResults = append(msg.ToolResults, ToolResult{ToolCallID: b.ToolUseID, Content: textOf(b.Content), IsError: b.IsError, Images: imgs})
 			}
 		}
 		req.Messages = append(req.Messages, msg)
 	}
 	return nil
+}
+
+// anthropicSource is an image block's source.
+type anthropicSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+func (s anthropicSource) image() (Image, error) {
+	if s.Type != "base64" {
+		return Image{}, fmt.Errorf("image source type %q: only base64 images are supported", s.Type)
+	}
+	data, err := base64.StdEncoding.DecodeString(s.Data)
+	if err != nil {
+		return Image{}, fmt.Errorf("image data is not base64: %w", err)
+	}
+	return Image{MediaType: s.MediaType, Data: data}, nil
+}
+
+// anthropicResultImages reads the image blocks of a tool_result's content,
+// which is a string or a list of text and image blocks.
+func anthropicResultImages(content json.RawMessage) ([]Image, error) {
+	var blocks []struct {
+		Type   string          `json:"type"`
+		Source anthropicSource `json:"source"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil, nil
+	}
+	var out []Image
+	for i, b := range blocks {
+		if b.Type != "image" {
+			continue
+		}
+		img, err := b.Source.image()
+		if err != nil {
+			return nil, fmt.Errorf("tool_result content[%d]: %w", i, err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }

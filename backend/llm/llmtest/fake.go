@@ -110,16 +110,27 @@ type Request struct {
 type Message struct {
 	Role        string // "user", "assistant", or OpenAI's "tool"
 	Text        string // all text parts joined
+	Images      []Image
 	ToolCalls   []ToolCall
 	ToolResults []ToolResult
 	Raw         json.RawMessage // the message exactly as sent
 }
 
-// ToolResult is a tool result sent back to the model.
+// ToolResult is a tool result sent back to the model. Only Anthropic's
+// format has images in a tool result; OpenAI clients send them in a user
+// message (Message.Images).
 type ToolResult struct {
 	ToolCallID string
 	Content    string
 	IsError    bool
+	Images     []Image
+}
+
+// Image is an image sent inline: an Anthropic base64 image block or an
+// OpenAI image_url part holding a data: URL. Images by address are refused.
+type Image struct {
+	MediaType string
+	Data      []byte // decoded
 }
 
 // Tool is a tool offered to the model.
@@ -501,6 +512,10 @@ func Echo(req Request) Reply {
 		return Text("You said nothing.")
 	}
 	last := req.Messages[len(req.Messages)-1]
+	if n := len(req.Messages); n > 1 && len(last.Images) > 0 && req.Messages[n-2].Role == "tool" {
+		// An OpenAI client sends the images of tool results after them.
+		last = req.Messages[n-2]
+	}
 	if n := len(last.ToolResults); n > 0 {
 		out := []rune(last.ToolResults[n-1].Content)
 		return Text("Tool said: " + string(out[:min(len(out), 200)]))

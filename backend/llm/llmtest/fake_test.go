@@ -17,7 +17,8 @@ func user(s string) llm.Message {
 }
 
 // TestServeEcho runs the standalone server the way cmd/fakellm does and
-// talks to it with both real providers.
+// talks to it with both real providers. The tool result carries an image,
+// which an OpenAI client sends after it.
 func TestServeEcho(t *testing.T) {
 	srv, err := llmtest.Serve("127.0.0.1:0")
 	if err != nil {
@@ -64,7 +65,8 @@ func TestServeEcho(t *testing.T) {
 
 			conv = append(conv,
 				llm.Message{Role: llm.RoleAssistant, Parts: calls},
-				llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartToolResult, ToolCallID: calls[0].ToolCallID, Output: long}}})
+				llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartToolResult, ToolCallID: calls[0].ToolCallID, Output: long,
+					Images: []llm.Image{{MediaType: "image/png", Data: []byte("png")}}}}})
 			resp, err = p.Chat(ctx, llm.Request{Model: "echo", Messages: conv}, nil)
 			if err != nil {
 				t.Fatalf("Chat: %v", err)
@@ -131,5 +133,60 @@ func TestSplit(t *testing.T) {
 		if got := llmtest.Split(tc.in, tc.n); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Split(%q, %d): got %q, want %q", tc.in, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestParseImages posts images in each wire format and checks how the fake
+// reads them, and that it refuses what the real APIs refuse or it cannot
+// read.
+func TestParseImages(t *testing.T) {
+	png := llmtest.Image{MediaType: "image/png", Data: []byte("png")} // "cG5n" in base64
+	cases := []struct {
+		name, path, body string
+		want             []llmtest.Message // Role, Text, Images and ToolResults compared
+		status           int               // when not 200
+	}{
+		{"anthropic tool result", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[` +
+			`{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"shot"},` +
+			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"cG5n"}}]}]}]}`,
+			[]llmtest.Message{{Role: "user", ToolResults: []llmtest.ToolResult{{ToolCallID: "t", Content: "shot", Images: []llmtest.Image{png}}}}}, 0},
+		{"anthropic user image", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[` +
+			`{"type":"text","text":"see"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"cG5n"}}]}]}`,
+			[]llmtest.Message{{Role: "user", Text: "see", Images: []llmtest.Image{png}}}, 0},
+		{"anthropic image by url", "/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[` +
+			`{"type":"image","source":{"type":"url","url":"https://example.com/a.png"}}]}]}`, nil, 400},
+		{"openai user image", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":[` +
+			`{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,cG5n"}}]}]}`,
+			[]llmtest.Message{{Role: "user", Text: "see", Images: []llmtest.Image{png}}}, 0},
+		{"openai image by url", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":[` +
+			`{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`, nil, 400},
+		{"openai bad base64", "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":[` +
+			`{"type":"image_url","image_url":{"url":"data:image/png;base64,!!"}}]}]}`, nil, 400},
+		{"openai image in tool message", "/v1/chat/completions", `{"model":"m","messages":[{"role":"tool","tool_call_id":"t","content":[` +
+			`{"type":"image_url","image_url":{"url":"data:image/png;base64,cG5n"}}]}]}`, nil, 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Script(llmtest.Text("ok"))
+			res, err := http.Post(srv.URL()+tc.path, "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if want := max(tc.status, 200); res.StatusCode != want {
+				t.Fatalf("status: got %d, want %d", res.StatusCode, want)
+			}
+			if tc.status != 0 {
+				return
+			}
+			got := srv.Requests()[0].Messages
+			for i := range got {
+				got[i].Raw = nil
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("messages: got %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -173,6 +174,15 @@ func parseOpenAI(req *Request, body []byte) error {
 		} else {
 			msg.Text = textOf(m.Content)
 		}
+		imgs, err := openAIImages(m.Content)
+		if err != nil {
+			return fmt.Errorf("messages[%d]: %w", i, err)
+		}
+		if len(imgs) > 0 && m.Role != "user" {
+			// As the API does: only user messages may carry images.
+			return fmt.Errorf("messages[%d]: image content is only supported in user messages, not in %q messages", i, m.Role)
+		}
+		msg.Images = imgs
 		for _, c := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
 		}
@@ -180,6 +190,47 @@ func parseOpenAI(req *Request, body []byte) error {
 	}
 	req.System = strings.Join(system, "\n")
 	return nil
+}
+
+// openAIImages reads the image_url parts of a message's content, which is a
+// string or a list of parts.
+func openAIImages(content json.RawMessage) ([]Image, error) {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return nil, nil
+	}
+	var out []Image
+	for i, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		img, err := dataURLImage(p.ImageURL.URL)
+		if err != nil {
+			return nil, fmt.Errorf("content[%d]: %w", i, err)
+		}
+		out = append(out, img)
+	}
+	return out, nil
+}
+
+// dataURLImage decodes a data:<media type>;base64,<data> URL.
+func dataURLImage(url string) (Image, error) {
+	rest, ok := strings.CutPrefix(url, "data:")
+	meta, data, ok2 := strings.Cut(rest, ",")
+	mediaType, ok3 := strings.CutSuffix(meta, ";base64")
+	if !ok || !ok2 || !ok3 {
+		return Image{}, fmt.Errorf("image_url %.40q: only base64 data: URLs are supported", url)
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return Image{}, fmt.Errorf("image_url data is not base64: %w", err)
+	}
+	return Image{MediaType: mediaType, Data: b}, nil
 }
 
 // ---- echo ----
