@@ -66,10 +66,10 @@ $(BIN)/fakellm: $(GOSRC)
 test-desktop: build
 	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
 
-## bench: cold start, idle memory and binary sizes (see build/bench.sh)
-bench: build server
+## bench: cold start, idle memory, binary sizes, webhook intake, scheduler lateness (see build/bench.sh)
+bench: build server $(BIN)/fakellm
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
-	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun
+	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
 FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory

@@ -111,6 +111,7 @@ func start(args []string, window bool) error {
 		DataDir: dir, Logger: log, LLM: envconfig.LLM(), Keychain: envconfig.Keychain(),
 		Runtime:      run.Config{Workers: envconfig.Workers()},
 		EmbedBaseURL: embedURL, EmbedAPIKey: embedKey, EmbedModel: embedModel,
+		Timezone: envconfig.Timezone(),
 	})
 	if err != nil {
 		return err
@@ -123,12 +124,6 @@ func start(args []string, window bool) error {
 	go func() { home.Serve(runsCtx); close(runsDone) }()
 	defer func() { stopRuns(); <-runsDone; home.Close() }()
 
-	token := newToken()
-	handler := httpapi.New(httpapi.Config{
-		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
-		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
-		MCP: mcpapi.Handler(home, version, log),
-	})
 	ln, fellBack, err := httpapi.Listen(*port)
 	if err != nil {
 		return err
@@ -136,7 +131,17 @@ func start(args []string, window bool) error {
 	if fellBack {
 		fmt.Fprintf(os.Stderr, "rerun: port %d is taken; using %d instead\n", *port, ln.Addr().(*net.TCPAddr).Port)
 	}
-	url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+	// The window and webhook URLs need the real address; the window's own
+	// origin (wails://wails) does not say it.
+	local := "http://" + ln.Addr().String()
+	token := newToken()
+	handler := httpapi.New(httpapi.Config{
+		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
+		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
+		LocalURL: local, Version: version,
+		MCP: mcpapi.Handler(home, version, log),
+	})
+	url := local + "/?token=" + token
 
 	// Cancelling baseCtx ends open event streams, which never go idle on
 	// their own, so Shutdown does not wait for them.

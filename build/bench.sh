@@ -3,13 +3,22 @@
 #   - `rerun serve` cold start to the first board JSON (median of 10 starts)
 #   - idle resident memory with 5 boxes and 20 agents
 #   - binary sizes (static server, desktop)
-#   build/bench.sh SERVER_BINARY [DESKTOP_BINARY]
+#   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
+#   - the scheduler with 10,000 schedules: how late fires are queued (p99)
+#   build/bench.sh SERVER_BINARY [DESKTOP_BINARY [FAKELLM_BINARY]]
 set -euo pipefail
 srv=${1:-build/bin/rerun-server}
 desk=${2:-}
+fake=${3:-build/bin/fakellm}
+root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
-trap 'kill $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 pid=0
+fpid=0
+cleanup() { # never `kill 0`: that is the whole process group
+  for p in $pid $fpid; do [ "$p" -gt 0 ] && kill "$p" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 start() { # start DATA_DIR: launches serve, sets pid, base, tok
   : >"$tmp/out"
@@ -66,6 +75,59 @@ if command -v node >/dev/null; then
   kill $epid 2>/dev/null || true
 fi
 kill $pid; wait $pid 2>/dev/null || true
+
+# Webhook intake: wrk on loopback against one trigger of a fresh `rerun serve`
+# whose model (fakellm -delay) takes its time, as real ones do, so the runs
+# the calls queue wait their turn. Each call has its own webhook-id; the 202
+# comes once its delivery and run are committed (synchronous=FULL).
+if ! command -v wrk >/dev/null; then
+  echo "webhook intake: wrk is not installed (make setup installs it)"
+elif [ ! -x "$fake" ]; then
+  echo "webhook intake: $fake is missing (make $fake)"
+else
+  "$fake" -delay 10m >"$tmp/fake" &
+  fpid=$!
+  furl=""
+  for _ in $(seq 200); do furl=$(head -1 "$tmp/fake" 2>/dev/null || true); [ -n "$furl" ] && break; sleep 0.01; done
+  OPENAI_API_KEY=bench OPENAI_BASE_URL=$furl/v1 start "$tmp/hooks"
+  wait_url
+  ws=$(api "$base/api/workspaces" | sed -n 's/.*"current":"\([^"]*\)".*/\1/p')
+  bx=$(api "$base/api/workspaces/$ws/board" | sed -n 's/.*"boxes":\[{"id":"\([^"]*\)".*/\1/p')
+  ag=$(api -X POST -d "{\"name\":\"Hooks\",\"box_id\":\"$bx\"}" "$base/api/workspaces/$ws/agents" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+  hook=$(api -X POST -d '{"name":"Load","instruction":"Count it.","rate_limit":100000}' \
+    "$base/api/workspaces/$ws/agents/$ag/triggers" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
+  cat >"$tmp/hook.lua" <<'LUA'
+local counter = 0
+function setup(thread)
+  counter = counter + 1
+  thread:set("id", counter)
+end
+local n = 0
+wrk.method = "POST"
+wrk.body = '{"type":"order.created","data":{"id":"ord_123","amount":4200,"currency":"eur","customer":"cus_9"}}'
+function request()
+  n = n + 1
+  return wrk.format(nil, nil, {["Content-Type"] = "application/json", ["webhook-id"] = "msg_" .. id .. "_" .. n})
+end
+LUA
+  conns=16
+  wrk -t2 -c$conns -d10s --latency -s "$tmp/hook.lua" "$hook" >"$tmp/wrk"
+  rps=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' "$tmp/wrk")
+  p50=$(awk '$1 == "50%" {print $2}' "$tmp/wrk")
+  p99=$(awk '$1 == "99%" {print $2}' "$tmp/wrk")
+  bad=$(awk '/Non-2xx/ {print ", " $NF " answers not 202"}' "$tmp/wrk")
+  echo "webhook intake (wrk -t2 -c$conns -d10s, one trigger, durable 202): $rps req/s, p50 $p50, p99 $p99$bad"
+  kill $pid $fpid; wait $pid $fpid 2>/dev/null || true
+fi
+
+# Scheduler: 10,000 schedules, each with its session; how late after its
+# fire time each run is durably queued, spread over the hour and all due at
+# the same instant.
+(cd "$root" && go test -run '^$' -bench 'BenchmarkServe10k' -benchtime 5x ./backend/schedule/) |
+  awk '/^BenchmarkServe10k/ {
+    for (i = 2; i <= NF; i++) { if ($i == "p50-lateness-ms") p50 = $(i-1); if ($i == "p99-lateness-ms") p99 = $(i-1) }
+    mode = $1; sub(/^BenchmarkServe10k\//, "", mode); sub(/-[0-9]+$/, "", mode)
+    printf "scheduler, 10,000 schedules (%s): lateness p50 %s ms, p99 %s ms\n", mode, p50, p99 }'
 
 size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
 echo "binary size, static server ($srv): $(size "$srv")"

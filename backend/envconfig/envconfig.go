@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 )
@@ -95,4 +96,32 @@ func Keychain() bool {
 		return false
 	}
 	return true
+}
+
+// Timezone is the user's IANA time zone name, for schedules that name none:
+// TZ when it names a zone (":Europe/Berlin" and zoneinfo paths too), else
+// the zone /etc/localtime links to, else "UTC". time.Local cannot say: it
+// is named "Local", which means nothing on another device the workspace
+// syncs to.
+func Timezone() string { return timezone(os.Getenv("TZ"), "/etc/localtime") }
+
+func timezone(tz, localtime string) string {
+	candidates := []string{strings.TrimPrefix(strings.TrimSpace(tz), ":")}
+	if target, err := os.Readlink(localtime); err == nil {
+		candidates = append(candidates, target)
+	}
+	for _, c := range candidates {
+		// A path such as /usr/share/zoneinfo/Europe/Berlin names the zone
+		// after its zoneinfo folder.
+		if _, name, ok := strings.Cut(c, "zoneinfo/"); ok {
+			c = name
+		}
+		if c == "" || strings.HasPrefix(c, "/") || strings.EqualFold(c, "local") {
+			continue
+		}
+		if _, err := time.LoadLocation(c); err == nil {
+			return c
+		}
+	}
+	return "UTC"
 }

@@ -1,6 +1,7 @@
 package envconfig
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -59,6 +60,39 @@ func TestKeychain(t *testing.T) {
 			t.Setenv("RERUN_KEYCHAIN", tc.value)
 			if got := Keychain(); got != tc.want {
 				t.Errorf("RERUN_KEYCHAIN=%q: Keychain() = %v, want %v", tc.value, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTimezone(t *testing.T) {
+	dir := t.TempDir()
+	berlin := filepath.Join(dir, "localtime-berlin")
+	if err := os.Symlink("/usr/share/zoneinfo/Europe/Berlin", berlin); err != nil {
+		t.Fatal(err)
+	}
+	macOS := filepath.Join(dir, "localtime-macos")
+	if err := os.Symlink("/var/db/timezone/zoneinfo/America/New_York", macOS); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "localtime-file")
+	os.WriteFile(plain, []byte("TZif"), 0o644)
+	for _, tc := range []struct {
+		name, tz, localtime, want string
+	}{
+		{"TZ names a zone", "Asia/Tokyo", berlin, "Asia/Tokyo"},
+		{"TZ with a colon", ":Asia/Tokyo", berlin, "Asia/Tokyo"},
+		{"TZ as a zoneinfo path", "/usr/share/zoneinfo/Asia/Tokyo", berlin, "Asia/Tokyo"},
+		{"unknown TZ: the system zone", "Mars/Olympus", berlin, "Europe/Berlin"},
+		{"no TZ: the link", "", berlin, "Europe/Berlin"},
+		{"macOS link", "", macOS, "America/New_York"},
+		{"no link", "", plain, "UTC"},
+		{"nothing at all", "", filepath.Join(dir, "missing"), "UTC"},
+		{"Local is no name", "Local", filepath.Join(dir, "missing"), "UTC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := timezone(tc.tz, tc.localtime); got != tc.want {
+				t.Errorf("timezone(%q, %s) = %q, want %q", tc.tz, filepath.Base(tc.localtime), got, tc.want)
 			}
 		})
 	}

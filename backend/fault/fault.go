@@ -54,3 +54,10 @@ func Message(err error) string {
 	}
 	return err.Error()
 }
+
+// Is reports whether err is (or wraps) an error of one of the kinds: a
+// request the caller can fix, as opposed to a failing disk or database.
+func Is(err error) bool {
+	var k *kindError
+	return errors.As(err, &k)
+}

@@ -41,7 +41,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	if status == http.StatusInternalServerError {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
 	}
 	writeError(w, status, fault.Message(err))
 }

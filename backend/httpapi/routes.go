@@ -74,8 +74,12 @@ func (s *Server) routes() {
 	s.memoryRoutes()
 	s.pauseRoutes()        // pauses.go
 	s.notificationRoutes() // notifications.go: notifications, delivery settings, variables
+	s.automationRoutes()   // automations.go: schedules, triggers, the /hooks/ intake
 	if s.cfg.MCP != nil {
-		m.Handle(mcpapi.Path, s.cfg.MCP)
+		// MCP tools show webhook URLs: they need this server's address.
+		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.cfg.MCP.ServeHTTP(w, r.WithContext(mcpapi.WithLocalURL(r.Context(), s.localURL(r))))
+		}))
 	}
 	m.HandleFunc("GET /api/events", s.events)
 	m.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -139,6 +143,15 @@ type Board struct {
 	// NotificationsOpen counts what waits for the person (the bell): open
 	// notifications, those of open pauses included.
 	NotificationsOpen int `json:"notifications_open"`
+	// Automations counts each agent's schedules and triggers (the clock
+	// badge); agents without any are left out.
+	Automations map[string]Automations `json:"automations"`
+}
+
+// Automations is how many scheduled tasks and webhook triggers an agent has.
+type Automations struct {
+	Schedules int `json:"schedules"`
+	Triggers  int `json:"triggers"`
 }
 
 func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (Board, error) {
@@ -158,7 +171,25 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 	if err != nil {
 		return Board{}, err
 	}
-	return Board{ws.Info(), boxes, agents, activity, open}, nil
+	schedules, err := ws.Schedules.CountByAgent(ctx)
+	if err != nil {
+		return Board{}, err
+	}
+	triggers, err := ws.Triggers.CountByAgent(ctx)
+	if err != nil {
+		return Board{}, err
+	}
+	automations := map[string]Automations{}
+	for id, n := range schedules {
+		automations[id] = Automations{Schedules: n}
+	}
+	for id, n := range triggers {
+		a := automations[id]
+		a.Triggers = n
+		automations[id] = a
+	}
+	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open,
+		Automations: automations}, nil
 }
 
 // suggestHandle previews the handle a new agent would get (?name=, ?ws=,

@@ -34,6 +34,22 @@ func WithWorkspace(ctx context.Context, w *workspace.Workspace) context.Context 
 	return context.WithValue(ctx, ctxKey{}, w)
 }
 
+type localURLKey struct{}
+
+// WithLocalURL returns a context whose tool calls show webhook URLs on the
+// server at url (http://127.0.0.1:7777): Handler's requests carry one, an
+// in-process caller passes the server's.
+func WithLocalURL(ctx context.Context, url string) context.Context {
+	return context.WithValue(ctx, localURLKey{}, strings.TrimSuffix(url, "/"))
+}
+
+// localURL is the server's address for the tool call in ctx, "" when none
+// was given (URLs are then shown as paths).
+func localURL(ctx context.Context) string {
+	u, _ := ctx.Value(localURLKey{}).(string)
+	return u
+}
+
 func workspaceFrom(ctx context.Context) (*workspace.Workspace, error) {
 	w, _ := ctx.Value(ctxKey{}).(*workspace.Workspace)
 	if w == nil {
@@ -44,6 +60,7 @@ func workspaceFrom(ctx context.Context) (*workspace.Workspace, error) {
 
 const instructions = `This server manages one Rerun workspace: its agents (AI coworkers) arranged in spaces (Boxes), their runs, and their databases. ` +
 	`Find agents with list_agents, start work with send_message (optionally waiting for the answer), and read what happened with get_run. ` +
+	`Give an agent work that starts on its own with upsert_schedule (a cron expression in a time zone, or a date) and upsert_trigger (a webhook URL other services call). ` +
 	`Some things are deliberately left to the person in the Rerun app: creating spaces, entering credentials or API keys, managing API keys, and answering an agent's questions or approvals.`
 
 // NewServer returns the MCP server with every tool registered.
@@ -158,9 +175,14 @@ func Handler(home *workspace.Home, version string, log *slog.Logger) http.Handle
 		server.WithEndpointPath(Path),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			if w, err := workspaceFrom(r.Context()); err == nil {
-				return WithWorkspace(ctx, w)
+				ctx = WithWorkspace(ctx, w)
 			}
-			return ctx
+			// The address the client reached, unless the server knows its own.
+			u := localURL(r.Context())
+			if u == "" {
+				u = "http://" + r.Host
+			}
+			return WithLocalURL(ctx, u)
 		}),
 	)
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {

@@ -446,7 +446,9 @@ func TestSkillTools(t *testing.T) {
 	if up.Name != "weekly-report" || len(up.Files) != 1 || up.Files[0] != "template.md" {
 		t.Fatalf("upsert_skill = %+v", up)
 	}
-	var list struct{ Skills []struct{ Name, Description string } }
+	var list struct {
+		Skills []struct{ Name, Description string }
+	}
 	mustCall(t, c, "list_skills", map[string]any{"agent": "@writer"}, &list)
 	if len(list.Skills) != 1 || list.Skills[0].Description != "Write the Friday report. Use on Fridays." {
 		t.Fatalf("list_skills = %+v", list)

@@ -19,6 +19,8 @@ func tools() []toolDef {
 	all = append(all, agentTools()...)
 	all = append(all, runTools()...)
 	all = append(all, skillTools()...)
+	all = append(all, scheduleTools()...)
+	all = append(all, triggerTools()...)
 	all = append(all, databaseTools()...)
 	return all
 }

@@ -38,10 +38,10 @@ const (
 	MaxOptions   = 6
 	MaxItems     = 20
 	MaxFields    = 20
-	maxText      = 2000      // a question, title or description
-	maxDetail    = 64 << 10  // an approval item's detail (a diff can be long)
-	maxAnswer    = 8000      // one free-text answer
-	MaxValue     = 64 << 10  // a secret value
+	maxText      = 2000     // a question, title or description
+	maxDetail    = 64 << 10 // an approval item's detail (a diff can be long)
+	maxAnswer    = 8000     // one free-text answer
+	MaxValue     = 64 << 10 // a secret value
 	maxLabel     = 200
 )
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -62,6 +63,12 @@ func (s *Service) loadSession(ctx context.Context, sessionID string, upto Run) (
 // gets a tool_result (an interrupted one when none was recorded), and
 // consecutive messages of one role are merged, as both APIs require.
 func messages(summary string, runs []string, steps map[string][]Step) []llm.Message {
+	return messagesWith(summary, runs, steps, nil)
+}
+
+// messagesWith is messages with the images of tool results that images
+// loads (nil: none) attached to them.
+func messagesWith(summary string, runs []string, steps map[string][]Step, images func(runID string, refs []ImageRef) []llm.Image) []llm.Message {
 	var msgs []llm.Message
 	add := func(role llm.Role, parts ...llm.Part) {
 		if len(parts) == 0 {
@@ -116,7 +123,11 @@ func messages(summary string, runs []string, steps map[string][]Step) []llm.Mess
 					continue // the runtime's own call (an approved item), reported by its card's result
 				}
 				pending = slices.Delete(pending, i, i+1)
-				add(llm.RoleUser, llm.Part{Type: llm.PartToolResult, ToolCallID: d.ID, ToolName: d.Name, Output: d.Output, IsError: d.IsError})
+				part := llm.Part{Type: llm.PartToolResult, ToolCallID: d.ID, ToolName: d.Name, Output: d.Output, IsError: d.IsError}
+				if images != nil && len(d.Images) > 0 {
+					part.Images = images(id, d.Images)
+				}
+				add(llm.RoleUser, part)
 			}
 		}
 		flush()
@@ -144,7 +155,28 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 	if err != nil {
 		return nil, err
 	}
-	msgs := messages(ss.summary, ss.runs, ss.steps)
+	// Images go to the model during the run that took them, and only to
+	// providers that take them.
+	var images func(string, []ImageRef) []llm.Image
+	if providerName != "ollama" {
+		images = func(runID string, refs []ImageRef) []llm.Image {
+			if runID != r.ID {
+				return nil
+			}
+			var out []llm.Image
+			for _, ref := range refs {
+				path, err := s.ImagePath(r.AgentID, ref)
+				if err != nil {
+					continue
+				}
+				if b, err := os.ReadFile(path); err == nil {
+					out = append(out, llm.Image{MediaType: ref.MediaType, Data: b})
+				}
+			}
+			return out
+		}
+	}
+	msgs := messagesWith(ss.summary, ss.runs, ss.steps, images)
 	if estimateTokens(msgs) <= s.cfg.HistoryBudget {
 		return msgs, nil
 	}

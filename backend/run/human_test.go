@@ -531,3 +531,36 @@ func TestPauseSurvivesRestart(t *testing.T) {
 		t.Fatalf("the model got %q", got)
 	}
 }
+
+// A backlog of queued runs across sessions, drained by few workers: every
+// run executes exactly once (a stale read of the queue must not start a run
+// that already ran).
+func TestBacklogRunsOnce(t *testing.T) {
+	f := base(t)
+	f.fake.SetFallback(func(llmtest.Request) llmtest.Reply { return llmtest.Text("ok") })
+	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{Workers: 2})
+	a := f.agent("Busy")
+	ctx := context.Background()
+	var ids []string
+	for i := 0; i < 8; i++ {
+		sess, _ := f.svc.NewSession(ctx, a.ID, run.SourceAPI, "")
+		for j := 0; j < 5; j++ {
+			r, err := f.svc.Start(ctx, a.ID, sess.ID, run.SourceAPI, "job", run.StartOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, r.ID)
+		}
+	}
+	for _, id := range ids {
+		if r := f.wait(id); r.Status != run.Done {
+			t.Fatalf("run %s = %s %s", id, r.Status, r.Error)
+		}
+		if got := f.kinds(id); got != "input,model" {
+			t.Fatalf("run %s steps = %s, want one model turn", id, got)
+		}
+	}
+	if n := len(f.fake.Requests()); n != len(ids) {
+		t.Fatalf("the model was called %d times for %d runs", n, len(ids))
+	}
+}

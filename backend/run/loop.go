@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
@@ -103,8 +105,14 @@ func (s *Service) dispatch(ctx context.Context) error {
 	// Runs called by another agent execute inline in their caller, except
 	// one that continues after a card while its caller waits paused. A
 	// session with a run waiting for a person is busy until it is answered.
-	queued, err := s.runsWhere(ctx, `status = 'queued' AND (parent_run_id = '' OR started_at IS NOT NULL)
-		AND session_id NOT IN (SELECT session_id FROM runs WHERE status = 'paused')`)
+	// Only each free session's oldest queued run is a candidate, and at most
+	// as many as there are free workers.
+	queued, err := store.Query(ctx, s.db, scanRun, `SELECT `+runColumns+` FROM runs r
+		WHERE status = 'queued' AND (parent_run_id = '' OR started_at IS NOT NULL)
+		AND session_id NOT IN (SELECT session_id FROM runs WHERE status IN ('paused', 'running'))
+		AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.session_id = r.session_id AND o.status = 'queued'
+			AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.id < r.id)))
+		ORDER BY created_at, id LIMIT ?`, free+len(s.busySessions()))
 	if err != nil {
 		return err
 	}
@@ -122,6 +130,35 @@ func (s *Service) dispatch(ctx context.Context) error {
 		free--
 	}
 	return nil
+}
+
+// toolsFor is the agent's tools: its enabled families, then what each
+// source adds. A source that fails costs the run its tools, not the run.
+func (s *Service) toolsFor(ctx context.Context, a agent.Agent) []tool.Tool {
+	tools := tool.ForCapabilities(a.Capabilities)
+	for _, src := range s.sources {
+		more, err := src.Tools(ctx, a)
+		if err != nil {
+			s.log.Warn("tools of the agent unavailable", "agent", a.ID, "err", err)
+		}
+		for _, t := range more {
+			if _, dup := tool.Find(tools, t.Name); !dup {
+				tools = append(tools, t)
+			}
+		}
+	}
+	return tools
+}
+
+// busySessions lists the sessions with a run executing in this process.
+func (s *Service) busySessions() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		out = append(out, id)
+	}
+	return out
 }
 
 // launch executes r on its own goroutine.
@@ -152,9 +189,16 @@ func (s *Service) execute(ctx context.Context, r Run) {
 	if r.Status != Running {
 		now := s.now()
 		r.Status, r.StartedAt = Running, &now
-		if _, err := s.db.ExecContext(bg, `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?) WHERE id = ?`,
-			store.FormatTime(now), r.ID); err != nil {
+		// Claim the run: only a queued run starts, so a run read as queued
+		// by an earlier dispatch pass, already executed or cancelled since,
+		// never runs twice.
+		res, err := s.db.ExecContext(bg, `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status = 'queued'`,
+			store.FormatTime(now), r.ID)
+		if err != nil {
 			s.log.Error("start run", "run", r.ID, "err", err)
+			return
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
 			return
 		}
 		s.publish("run.updated", r)
@@ -217,7 +261,7 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	if err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
-	tools := tool.ForCapabilities(a.Capabilities)
+	tools := s.toolsFor(bg, a)
 	specs := make([]llm.ToolSpec, len(tools))
 	for i, t := range tools {
 		specs[i] = llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.Schema}
@@ -334,7 +378,13 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
+	var images []llm.Image
+	env.Attach = func(mediaType string, data []byte) {
+		images = append(images, llm.Image{MediaType: mediaType, Data: data})
+	}
 	out, err := t.Run(ctx, env, input)
+	env.Attach = nil
+	res.Images = s.keepImages(r, c, images)
 	if err != nil {
 		var w errWaiting
 		switch {
@@ -352,6 +402,56 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	res.ChildRunID = caller.child
 	caller.mu.Unlock()
 	return res, nil
+}
+
+// maxImages bounds the images one tool call keeps.
+const maxImages = 4
+
+// keepImages writes a tool call's images into the agent's folder.
+func (s *Service) keepImages(r *Run, c ToolCall, images []llm.Image) []ImageRef {
+	var refs []ImageRef
+	for i, img := range images {
+		if i == maxImages {
+			break
+		}
+		ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}[img.MediaType]
+		if ext == "" {
+			s.log.Warn("tool image of an unknown type dropped", "run", r.ID, "type", img.MediaType)
+			continue
+		}
+		rel := filepath.Join("shots", fmt.Sprintf("%s-%s-%d%s", r.ID, safeName(c.ID), i, ext))
+		full := filepath.Join(s.agents.Dir(r.AgentID), rel)
+		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
+			s.log.Warn("keep tool image", "run", r.ID, "err", err)
+			continue
+		}
+		if err := os.WriteFile(full, img.Data, 0o600); err != nil {
+			s.log.Warn("keep tool image", "run", r.ID, "err", err)
+			continue
+		}
+		refs = append(refs, ImageRef{MediaType: img.MediaType, Path: filepath.ToSlash(rel), Size: len(img.Data)})
+	}
+	return refs
+}
+
+// safeName keeps the letters, digits, - and _ of a tool call id for a file
+// name.
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			return r
+		}
+		return -1
+	}, id)
+}
+
+// ImagePath is where an image a tool returned is kept.
+func (s *Service) ImagePath(agentID string, ref ImageRef) (string, error) {
+	clean := filepath.Clean(filepath.FromSlash(ref.Path))
+	if !strings.HasPrefix(clean, "shots"+string(filepath.Separator)) || strings.Contains(clean, "..") {
+		return "", fault.Invalid("not an image of a tool result")
+	}
+	return filepath.Join(s.agents.Dir(agentID), clean), nil
 }
 
 // declined reports whether the person declined this exact call (same tool,

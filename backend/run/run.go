@@ -28,6 +28,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
 
 // Status is where a run is in its life.
@@ -147,8 +148,13 @@ type Service struct {
 	skills    *skill.Service
 	vars      Variables
 	notifier  Notifier
+	sources   []ToolSource
 
 	kick chan struct{}
+	// startStmts are StartTx's statements, prepared once: schedules and
+	// triggers queue runs in bursts, and an unprepared statement is parsed
+	// again on every call.
+	startStmts func() (startStatements, error)
 
 	mu       sync.Mutex
 	active   map[string]context.CancelCauseFunc // run id → cancel, for runs executing now
@@ -177,6 +183,15 @@ type Deps struct {
 	// may be nil (no variables; no notifications).
 	Vars     Variables
 	Notifier Notifier
+	// Sources add the tools that live outside package tool: each agent's
+	// browser, the apps installed on it.
+	Sources []ToolSource
+}
+
+// ToolSource gives an agent tools of its own making; it decides from the
+// agent's capabilities which, if any.
+type ToolSource interface {
+	Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error)
 }
 
 // NewService returns the run service; call Serve to execute runs.
@@ -189,8 +204,11 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier,
-		kick:   make(chan struct{}, 1),
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: d.Sources,
+		kick: make(chan struct{}, 1),
+		startStmts: sync.OnceValues(func() (startStatements, error) {
+			return prepareStart(d.DB)
+		}),
 		active: map[string]context.CancelCauseFunc{}, sessions: map[string]bool{}, done: map[string]chan struct{}{},
 	}
 }
@@ -293,9 +311,37 @@ type StartOptions struct {
 const maxInput = 200 << 10
 
 // Start records a new queued run of agentID in sessionID with its input, and
-// hands it to the workers. Schedules, triggers, chat, other agents and the API
-// all start runs here.
+// hands it to the workers. Chat, other agents and the API start runs here;
+// schedules and triggers queue theirs with StartTx inside their own
+// transactions.
 func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input string, o StartOptions) (Run, error) {
+	var r Run
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = s.StartTx(ctx, tx, agentID, sessionID, source, input, o)
+		return err
+	})
+	if err != nil {
+		if fault.Is(err) {
+			return Run{}, err
+		}
+		return Run{}, fmt.Errorf("start run: %w", err)
+	}
+	s.Started(r)
+	return r, nil
+}
+
+// StartTx is Start inside tx, a transaction of the caller's, so that a run
+// and the caller's own record of it (a schedule's fire, a webhook delivery)
+// commit together, and many runs share one commit. It writes the run, its
+// input step and the session's title and time; once tx has committed, pass
+// the run to Started so the workers take it. A run whose transaction rolls
+// back is simply gone.
+//
+// A wrong input or session is a fault error (fault.ErrInvalid,
+// fault.ErrNotFound) returned before anything is written, so the caller may
+// record it and go on with tx; after any other error tx must be rolled back.
+func (s *Service) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source, input string, o StartOptions) (Run, error) {
 	// A secret pasted into a message is masked before it is stored or sent
 	// to a model.
 	input = strings.TrimSpace(s.redact(input))
@@ -305,45 +351,81 @@ func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input s
 	if len(input) > maxInput {
 		return Run{}, fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
 	}
-	sess, err := s.Session(ctx, sessionID)
-	if err != nil {
-		return Run{}, err
-	}
-	if sess.AgentID != agentID {
-		return Run{}, fault.Invalid("session %q belongs to another agent", sessionID)
-	}
 	if o.From == "" {
 		o.From = map[string]string{SourceChat: "you", SourceAPI: "api"}[source]
 	}
+	st, err := s.startStmts()
+	if err != nil {
+		return Run{}, err
+	}
 	now := s.now()
+	ts := store.FormatTime(now)
+	// The session's check and its update are one statement: no row means
+	// a wrong session, told apart below, with nothing written.
+	res, err := tx.StmtContext(ctx, st.session).ExecContext(ctx, ts, titleFrom(input), sessionID, agentID)
+	if err != nil {
+		return Run{}, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Run{}, err
+	} else if n == 0 {
+		var owner string
+		err := tx.QueryRowContext(ctx, `SELECT agent_id FROM sessions WHERE id = ?`, sessionID).Scan(&owner)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return Run{}, fault.NotFound("no session with id %q", sessionID)
+		case err != nil:
+			return Run{}, err
+		}
+		return Run{}, fault.Invalid("session %q belongs to another agent", sessionID)
+	}
 	r := Run{ID: store.NewID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
 		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}
 	data, _ := json.Marshal(InputData{Text: input, From: o.From})
-	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		ts := store.FormatTime(now)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO runs (id, agent_id, session_id, source, parent_run_id, depth, status, input, steps, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`, r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, r.Status, input, ts); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES (?, 1, 'input', ?, ?, ?)`,
-			r.ID, string(data), ts, ts); err != nil {
-			return err
-		}
-		title := sess.Title
-		if title == "" {
-			title = titleFrom(input)
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, title = ? WHERE id = ?`, ts, title, sessionID)
-		return err
-	})
-	if err != nil {
-		return Run{}, fmt.Errorf("start run: %w", err)
+	if _, err := tx.StmtContext(ctx, st.run).ExecContext(ctx, r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, r.Status, input, ts); err != nil {
+		return Run{}, err
 	}
-	s.publish("run.created", r)
-	if o.ParentRunID == "" {
-		s.wake()
+	if _, err := tx.StmtContext(ctx, st.step).ExecContext(ctx, r.ID, string(data), ts, ts); err != nil {
+		return Run{}, err
 	}
 	return r, nil
+}
+
+// startStatements are the writes of StartTx.
+type startStatements struct{ session, run, step *sql.Stmt }
+
+func prepareStart(db *store.DB) (startStatements, error) {
+	var st startStatements
+	err := db.PrepareAll(
+		store.Statement{Into: &st.session, Query: `UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END
+			WHERE id = ? AND agent_id = ?`},
+		store.Statement{Into: &st.run, Query: `INSERT INTO runs (id, agent_id, session_id, source, parent_run_id, depth, status, input,
+			steps, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`},
+		store.Statement{Into: &st.step, Query: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES (?, 1, 'input', ?, ?, ?)`},
+	)
+	return st, err
+}
+
+// Started announces runs queued with StartTx whose transaction has
+// committed: the UI hears of them and the workers take them. Only ID,
+// AgentID, SessionID and ParentRunID of each are read.
+func (s *Service) Started(runs ...Run) {
+	wake := false
+	s.mu.Lock()
+	for _, r := range runs {
+		// A run called by another agent runs inline in its caller; one
+		// whose session is executing a run waits for it, and that run's
+		// end wakes the workers. A burst of webhook calls to one trigger
+		// so costs no dispatch per call.
+		wake = wake || r.ParentRunID == "" && !s.sessions[r.SessionID]
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		s.publish("run.created", r)
+	}
+	if wake {
+		s.wake()
+	}
 }
 
 func titleFrom(input string) string {

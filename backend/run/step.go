@@ -76,6 +76,16 @@ type ToolResultData struct {
 	// Decision is "approved" or "declined" for an action held for approval.
 	Decision string `json:"decision,omitempty"`
 	Via      string `json:"via,omitempty"`
+	// Images the tool returned (a screenshot), kept as files in the
+	// agent's folder; the model sees them during the run that took them.
+	Images []ImageRef `json:"images,omitempty"`
+}
+
+// ImageRef is an image a tool returned, stored beside the agent.
+type ImageRef struct {
+	MediaType string `json:"media_type"`
+	Path      string `json:"path"` // relative to the agent's folder
+	Size      int    `json:"size"`
 }
 
 // ErrorData, CancelData, CompactData and NoteData are the other step kinds.

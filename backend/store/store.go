@@ -66,6 +66,11 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	// database/sql keeps 2 idle connections by default and closes the rest
+	// as they are released: under concurrent reads (a burst of webhook
+	// calls) every query then opened a new connection, file and pragmas
+	// included, which cost more than the query.
+	sqldb.SetMaxIdleConns(maxIdleConns)
 	db := &DB{DB: sqldb, path: path}
 	if err := db.PingContext(ctx); err != nil {
 		sqldb.Close()
@@ -79,6 +84,9 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	}
 	return db, nil
 }
+
+// maxIdleConns is how many open connections are kept for reuse.
+const maxIdleConns = 16
 
 // Path is the database file.
 func (db *DB) Path() string { return db.path }
@@ -100,6 +108,28 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	db.commits.Add(1)
+	return nil
+}
+
+// Statement is a query to prepare, and where its prepared statement goes.
+type Statement struct {
+	Into  **sql.Stmt
+	Query string
+}
+
+// PrepareAll prepares the statements of a hot path (the webhook intake, a
+// burst of schedule fires): an unprepared statement is parsed again on every
+// call, which costs more than running a small one. database/sql prepares
+// each once on every connection it runs on; use it in a transaction with
+// tx.StmtContext.
+func (db *DB) PrepareAll(list ...Statement) error {
+	for _, s := range list {
+		st, err := db.Prepare(s.Query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(s.Query), " "), err)
+		}
+		*s.Into = st
+	}
 	return nil
 }
 

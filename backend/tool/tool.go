@@ -54,6 +54,10 @@ type Env struct {
 	// nil means the workspace has none.
 	Vars VarResolver
 
+	// Attach hands the runtime an image the tool returns beside its text
+	// (a screenshot); nil where images are not kept.
+	Attach func(mediaType string, data []byte)
+
 	// RunID and Step say which run and step a memory was written by; Step
 	// returns the sequence number of the tool call being executed.
 	RunID string

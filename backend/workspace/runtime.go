@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -16,4 +18,38 @@ func (n runNotifier) Notify(ctx context.Context, x run.Notice) error {
 		Kind: x.Kind, Title: x.Title, Body: x.Body, Automated: x.Automated,
 	})
 	return err
+}
+
+// automationRuns queues the runs of schedules or triggers (source says
+// which), each in the automation's own session: schedule.Runs and
+// trigger.Runs over the run service.
+type automationRuns struct {
+	runs   *run.Service
+	source string
+}
+
+func (a automationRuns) NewSession(ctx context.Context, agentID string) (string, error) {
+	s, err := a.runs.NewSession(ctx, agentID, a.source, "")
+	return s.ID, err
+}
+
+func (a automationRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
+	r, err := a.runs.StartTx(ctx, tx, agentID, sessionID, a.source, input, run.StartOptions{From: from})
+	return r.ID, err
+}
+
+func (a automationRuns) Started(agentID, sessionID, runID string) {
+	a.runs.Started(run.Run{ID: runID, AgentID: agentID, SessionID: sessionID})
+}
+
+// Find looks among the session's latest 1000 runs: it settles one
+// interrupted fire or delivery, whose run, if any, is recent.
+func (a automationRuns) Find(ctx context.Context, sessionID, marker string) (string, error) {
+	runs, err := a.runs.List(ctx, run.ListOptions{SessionID: sessionID, Limit: 1000})
+	for _, r := range runs {
+		if strings.Contains(r.Input, marker) {
+			return r.ID, nil
+		}
+	}
+	return "", err
 }

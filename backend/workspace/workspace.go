@@ -41,9 +41,11 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/trigger"
 )
 
 // Config says where the workspaces live and how agents run.
@@ -71,6 +73,9 @@ type Config struct {
 	EmbedBaseURL string
 	EmbedAPIKey  string
 	EmbedModel   string
+	// Timezone is the IANA zone of new schedules that name none: the
+	// user's (envconfig.Timezone). Default UTC.
+	Timezone string
 }
 
 // embedder is the configured embeddings client, nil for keywords only.
@@ -104,6 +109,10 @@ type Workspace struct {
 	Notify    *notify.Service
 	// Models picks the runs' models with this workspace's provider keys.
 	Models *Models
+	// Schedules and Triggers are the agents' automations: scheduled tasks
+	// and webhook triggers, each queuing runs in its own session.
+	Schedules *schedule.Service
+	Triggers  *trigger.Service
 
 	mu   sync.Mutex
 	info Info
@@ -117,7 +126,7 @@ func (w *Workspace) Info() Info {
 }
 
 // DeleteAgent stops the agent's runs, then deletes it with its folder and
-// memories.
+// memories. Its schedules and triggers go with its row (cascade).
 func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
 	if _, err := w.Agents.Get(ctx, id); err != nil {
 		return err
@@ -293,8 +302,9 @@ func (h *Home) workspaces() []*Workspace {
 	return out
 }
 
-// Serve executes the runs of every workspace (and of those created later)
-// until ctx is cancelled, then waits for them to stop.
+// Serve executes the runs of every workspace (and of those created later),
+// fires their schedules and settles their trigger deliveries until ctx is
+// cancelled, then waits for them to stop.
 func (h *Home) Serve(ctx context.Context) error {
 	h.mu.Lock()
 	h.serving = ctx
@@ -307,15 +317,23 @@ func (h *Home) Serve(ctx context.Context) error {
 	return nil
 }
 
-// serve starts w's run workers and memory upkeep; h.mu is held.
+// serve starts w's run workers, schedule and trigger loops and memory
+// upkeep; h.mu is held.
 func (h *Home) serve(ctx context.Context, w *Workspace) {
-	h.group.Add(2)
-	go func() {
-		defer h.group.Done()
-		if err := w.Runs.Serve(ctx); err != nil {
-			h.log.Error("run workers stopped", "workspace", w.Info().ID, "err", err)
-		}
-	}()
+	for name, serve := range map[string]func(context.Context) error{
+		"run workers":   w.Runs.Serve,
+		"schedule loop": w.Schedules.Serve,
+		"trigger loop":  w.Triggers.Serve,
+	} {
+		h.group.Add(1)
+		go func() {
+			defer h.group.Done()
+			if err := serve(ctx); err != nil {
+				h.log.Error(name+" stopped", "workspace", w.Info().ID, "err", err)
+			}
+		}()
+	}
+	h.group.Add(1)
 	go func() {
 		defer h.group.Done()
 		h.keepMemory(ctx, w)
@@ -459,6 +477,17 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Memory: w.Memory, Skills: w.Skills,
 		Vars: vars, Notifier: runNotifier{w.Notify},
 	}, h.cfg.Runtime)
+	log := h.log.With("workspace", id)
+	tz := h.cfg.Timezone
+	if tz == "" {
+		tz = "UTC"
+	}
+	w.Schedules = schedule.NewService(schedule.Deps{
+		DB: db, Workspace: id, Runs: automationRuns{w.Runs, run.SourceSchedule}, Bus: &h.bus, Logger: log,
+	}, schedule.Config{DefaultTimezone: tz})
+	w.Triggers = trigger.NewService(trigger.Deps{
+		DB: db, Workspace: id, Runs: automationRuns{w.Runs, run.SourceTrigger}, Secrets: vars, Bus: &h.bus, Logger: log,
+	}, trigger.Config{})
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
@@ -513,6 +542,22 @@ func (h *Home) Authenticate(ctx context.Context, key string) (*Workspace, apikey
 		}
 	}
 	return nil, apikey.Key{}, false
+}
+
+// TriggerOwner finds the workspace whose trigger a webhook token opens
+// (found false for a token no live trigger has). Like an API key, a token
+// reaches exactly one workspace.
+func (h *Home) TriggerOwner(ctx context.Context, token string) (*Workspace, bool, error) {
+	for _, w := range h.workspaces() {
+		ok, err := w.Triggers.Owns(ctx, token)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			return w, true, nil
+		}
+	}
+	return nil, false, nil
 }
 
 // ByName finds an open workspace by id or (case-insensitive) name.
