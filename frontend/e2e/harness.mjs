@@ -173,6 +173,16 @@ export function shotPath(name) {
   return join(shotsDir, name);
 }
 
+/** Screenshots the page in light and dark: `<name>-light.png`, `<name>-dark.png`. */
+export async function shoot(page, name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: shotPath(`${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 // ---- what a person does -------------------------------------------------
 
 export const box = (page, name) => page.locator(`[data-testid="box"][data-box-name="${name}"]`);

@@ -3,7 +3,7 @@
 // and notifications reaching the bell, a toast and the To handle tab.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agent, apiClient, launchBrowser, openApp, openTab, shotPath, startFakeLLM, startServer } from './harness.mjs';
+import { agent, apiClient, launchBrowser, openApp, openTab, shoot, shotPath, startFakeLLM, startServer } from './harness.mjs';
 
 let llm;
 let server;
@@ -43,16 +43,6 @@ async function useTool(page, name, args) {
 }
 
 const card = (page, kind) => page.locator(`[data-testid="pause-card"][data-kind="${kind}"]`);
-
-/** Screenshots the page in light and dark. */
-async function shoot(page, name) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(120);
-    await page.screenshot({ path: shotPath(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('human in the loop', () => {
   let page;

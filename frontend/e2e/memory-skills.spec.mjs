@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, shotPath, startServer } from './harness.mjs';
+import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, shoot, startServer } from './harness.mjs';
 
 let server;
 let browser;
@@ -103,15 +103,6 @@ async function addMemory(page, text) {
   await page.getByTestId('memory-new').fill(text);
   await page.getByTestId('memory-add').click();
   await memoryWith(page, text).waitFor();
-}
-
-async function shoot(page, name) {
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(150);
-    await page.screenshot({ path: shotPath(`${name}-${scheme}.png`) });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 describe('memory and skills', () => {

@@ -242,4 +242,61 @@ describe('human in the loop', () => {
     await api.updateAgent('ws_1', 'ag_1', { ask_first: { shell: false } });
     expect(bodyOf(last())).toEqual({ ask_first: { shell: false } });
   });
+
+  it('creates, patches, runs and deletes schedules', async () => {
+    answer = () => json(201, { id: 'sc_1' });
+    await api.createSchedule('ws_1', 'ag_1', { name: 'Digest', instruction: 'Sum up', kind: 'cron', cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    expect(last().init.method).toBe('POST');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/schedules');
+    expect(bodyOf(last())).toEqual({ name: 'Digest', instruction: 'Sum up', kind: 'cron', cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    answer = () => json(200, { id: 'sc_1' });
+    await api.updateSchedule('ws_1', 'sc_1', { enabled: false });
+    expect(last().init.method).toBe('PATCH');
+    expect(last().url).toBe('/api/workspaces/ws_1/schedules/sc_1');
+    expect(bodyOf(last())).toEqual({ enabled: false });
+    await api.runSchedule('ws_1', 'sc_1');
+    expect([last().init.method, last().url]).toEqual(['POST', '/api/workspaces/ws_1/schedules/sc_1/run']);
+    answer = () => json(200, []);
+    await api.scheduleHistory('ws_1', 'sc_1', 20);
+    expect(last().url).toBe('/api/workspaces/ws_1/schedules/sc_1/history?limit=20');
+    await api.nextFires('ws_1', 'sc_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/schedules/sc_1/next?n=5');
+    answer = () => new Response(null, { status: 204 });
+    await api.deleteSchedule('ws_1', 'sc_1');
+    expect([last().init.method, last().url]).toEqual(['DELETE', '/api/workspaces/ws_1/schedules/sc_1']);
+  });
+
+  it("previews a schedule and shows the server's reason inline", async () => {
+    answer = () => json(200, { description: 'Every day at 09:00', next: ['2025-03-03T09:00:00+01:00'] });
+    const p = await api.previewSchedule({ kind: 'cron', cron: '0 9 * * *', timezone: 'Europe/Berlin', at: null });
+    expect(p.description).toBe('Every day at 09:00');
+    expect(last().url).toBe('/api/schedules/preview');
+    answer = () => json(400, { error: 'cron: expected 5 fields, found 2' });
+    await expect(api.previewSchedule({ kind: 'cron', cron: '0 9', timezone: 'UTC', at: null })).rejects.toMatchObject({
+      status: 400,
+      message: 'cron: expected 5 fields, found 2',
+    });
+  });
+
+  it('creates, rotates, tests and lists deliveries of triggers', async () => {
+    answer = () => json(201, { trigger: { id: 'tr_1' }, url: 'http://127.0.0.1:7777/hooks/rrh_secret' });
+    const made = await api.createTrigger('ws_1', 'ag_1', { name: 'CI', instruction: 'Look', methods: ['POST'] });
+    expect(made.url).toContain('rrh_secret');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/triggers');
+    await api.rotateTrigger('ws_1', 'tr_1', 3600);
+    expect(last().url).toBe('/api/workspaces/ws_1/triggers/tr_1/rotate');
+    expect(bodyOf(last())).toEqual({ grace_seconds: 3600 });
+    await api.rotateTrigger('ws_1', 'tr_1');
+    expect(bodyOf(last())).toEqual({ grace_seconds: 0 });
+    answer = () => json(200, { id: 'dl_1', run_id: 'rn_1' });
+    await api.testTrigger('ws_1', 'tr_1', '{"a":1}', 'application/json');
+    expect(last().url).toBe('/api/workspaces/ws_1/triggers/tr_1/test');
+    expect(bodyOf(last())).toEqual({ payload: '{"a":1}', content_type: 'application/json' });
+    await api.updateTrigger('ws_1', 'tr_1', { signing_secret_var: '' });
+    expect([last().init.method, last().url]).toEqual(['PATCH', '/api/workspaces/ws_1/triggers/tr_1']);
+    expect(bodyOf(last())).toEqual({ signing_secret_var: '' });
+    answer = () => json(200, []);
+    await api.triggerDeliveries('ws_1', 'tr_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/triggers/tr_1/deliveries?limit=50');
+  });
 });

@@ -9,6 +9,7 @@ import type {
   CreatedApiKey,
   DayUsage,
   Delivery,
+  Fire,
   Memory,
   MemoryQuery,
   ModelsInfo,
@@ -22,12 +23,20 @@ import type {
   Remembered,
   Run,
   RunDetail,
+  Schedule,
+  ScheduleInput,
+  SchedulePreview,
+  SchedulePreviewInput,
   Session,
   Skill,
   SkillSummary,
   SkillVersion,
   SoulVersion,
   Transcript,
+  Trigger,
+  TriggerDelivery,
+  TriggerInput,
+  TriggerWithUrl,
   Variable,
   Variables,
   Workspace,
@@ -124,6 +133,8 @@ async function readError(res: Response): Promise<string> {
 const seg = encodeURIComponent;
 const ws = (id: string) => `/api/workspaces/${seg(id)}`;
 const agentPath = (wsId: string, agentId: string) => `${ws(wsId)}/agents/${seg(agentId)}`;
+const schedulePath = (wsId: string, id: string) => `${ws(wsId)}/schedules/${seg(id)}`;
+const triggerPath = (wsId: string, id: string) => `${ws(wsId)}/triggers/${seg(id)}`;
 const skillPath = (wsId: string, agentId: string, name: string) => `${agentPath(wsId, agentId)}/skills/${seg(name)}`;
 
 /** "?a=1&b=2" from the set values, or ''. */
@@ -234,4 +245,33 @@ export const api = {
   setVariable: (wsId: string, name: string, value: string) =>
     request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, { value }),
   deleteVariable: (wsId: string, name: string) => request<void>('DELETE', `${ws(wsId)}/variables/${seg(name)}`),
+
+  listSchedules: (wsId: string, agentId: string) => request<Schedule[]>('GET', `${agentPath(wsId, agentId)}/schedules`),
+  createSchedule: (wsId: string, agentId: string, input: ScheduleInput) =>
+    request<Schedule>('POST', `${agentPath(wsId, agentId)}/schedules`, input),
+  updateSchedule: (wsId: string, id: string, patch: Partial<ScheduleInput>) =>
+    request<Schedule>('PATCH', schedulePath(wsId, id), patch),
+  deleteSchedule: (wsId: string, id: string) => request<void>('DELETE', schedulePath(wsId, id)),
+  /** "Run now": fires at once in the schedule's session, recorded as manual. */
+  runSchedule: (wsId: string, id: string) => request<Fire>('POST', `${schedulePath(wsId, id)}/run`),
+  scheduleHistory: (wsId: string, id: string, limit = 50) =>
+    request<Fire[]>('GET', `${schedulePath(wsId, id)}/history${query({ limit })}`),
+  nextFires: (wsId: string, id: string, n = 5) => request<string[]>('GET', `${schedulePath(wsId, id)}/next${query({ n })}`),
+  /** What a schedule being edited would do; 400 says what to fix. */
+  previewSchedule: (input: SchedulePreviewInput) => request<SchedulePreview>('POST', '/api/schedules/preview', input),
+
+  listTriggers: (wsId: string, agentId: string) => request<Trigger[]>('GET', `${agentPath(wsId, agentId)}/triggers`),
+  /** The answer's url is the only time the whole URL is shown. */
+  createTrigger: (wsId: string, agentId: string, input: TriggerInput) =>
+    request<TriggerWithUrl>('POST', `${agentPath(wsId, agentId)}/triggers`, input),
+  updateTrigger: (wsId: string, id: string, patch: Partial<TriggerInput>) =>
+    request<Trigger>('PATCH', triggerPath(wsId, id), patch),
+  deleteTrigger: (wsId: string, id: string) => request<void>('DELETE', triggerPath(wsId, id)),
+  /** A new URL; the old one stops at once, or after graceSeconds. */
+  rotateTrigger: (wsId: string, id: string, graceSeconds = 0) =>
+    request<TriggerWithUrl>('POST', `${triggerPath(wsId, id)}/rotate`, { grace_seconds: graceSeconds }),
+  testTrigger: (wsId: string, id: string, payload: string, contentType?: string) =>
+    request<TriggerDelivery>('POST', `${triggerPath(wsId, id)}/test`, { payload, content_type: contentType || undefined }),
+  triggerDeliveries: (wsId: string, id: string, limit = 50) =>
+    request<TriggerDelivery[]>('GET', `${triggerPath(wsId, id)}/deliveries${query({ limit })}`),
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isHumanEvent, runFeed } from './runfeed';
+import { isAutomationEvent, isHumanEvent, runFeed } from './runfeed';
 import type { ChangeEvent } from './types';
 
 describe('runFeed', () => {
@@ -12,5 +12,14 @@ describe('runFeed', () => {
     runFeed.change(ev('pause.updated'));
     expect(got).toEqual(['change run.updated', 'human pause.created', 'human notification.updated', 'human variables.changed', 'human settings.changed']);
     expect(isHumanEvent('memory.changed')).toBe(false);
+  });
+
+  it('sends schedule and trigger events to automation listeners only', () => {
+    const got: string[] = [];
+    const off = runFeed.subscribe({ change: (ev) => got.push(`change ${ev.kind}`), automation: (ev) => got.push(`automation ${ev.kind} ${ev.id}`) });
+    for (const k of ['schedule.created', 'schedule.fired', 'trigger.delivery', 'run.created']) runFeed.change({ workspace: 'ws_1', kind: k, id: 'x_1', agent: 'ag_1' });
+    off();
+    expect(got).toEqual(['automation schedule.created x_1', 'automation schedule.fired x_1', 'automation trigger.delivery x_1', 'change run.created']);
+    expect(isAutomationEvent('pause.created')).toBe(false);
   });
 });

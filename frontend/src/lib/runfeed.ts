@@ -1,6 +1,7 @@
 // Run events from the one event stream, for the views of one agent's runs
 // (chat, monitoring, logs), changes of its memories and skills, and of what waits
-// for a person (pauses, notifications, variables, delivery settings). App feeds
+// for a person (pauses, notifications, variables, delivery settings), and of its
+// schedules and triggers. App feeds
 // it; components subscribe while shown.
 import type { ChangeEvent, DeltaEvent } from './types';
 
@@ -16,7 +17,12 @@ export type RunFeedListener = {
   models?: () => void;
   /** pause.*, notification.*, variables.changed or settings.changed. */
   human?: (ev: ChangeEvent) => void;
+  /** schedule.* or trigger.* (id: the schedule or trigger, agent: its agent). */
+  automation?: (ev: ChangeEvent) => void;
 };
+
+/** The kinds `automation` listeners hear. */
+export const isAutomationEvent = (kind: string) => kind.startsWith('schedule.') || kind.startsWith('trigger.');
 
 /** The kinds `human` listeners hear. */
 export const isHumanEvent = (kind: string) =>
@@ -37,6 +43,10 @@ export const runFeed = {
     }
     if (isHumanEvent(ev.kind)) {
       for (const l of listeners) l.human?.(ev);
+      return;
+    }
+    if (isAutomationEvent(ev.kind)) {
+      for (const l of listeners) l.automation?.(ev);
       return;
     }
     if (!ev.kind.startsWith('run.')) return;

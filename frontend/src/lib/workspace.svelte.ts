@@ -72,7 +72,8 @@ export class WorkspaceState {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
     // A run's steps, memories, skills, variables and settings change nothing on the board; a run's creation
-    // and status do (activity), and so do pauses and notifications (waiting, the bell).
+    // and status do (activity), and so do pauses and notifications (waiting, the bell) and schedules and
+    // triggers coming and going (the clock badge). A fire or a delivery shows as the run it starts.
     const boardless =
       ev.kind === 'workspace.switched' ||
       ev.kind === 'run.step' ||
@@ -80,7 +81,9 @@ export class WorkspaceState {
       ev.kind === 'memory.reembed' ||
       ev.kind === 'skill.changed' ||
       ev.kind === 'variables.changed' ||
-      ev.kind === 'settings.changed';
+      ev.kind === 'settings.changed' ||
+      ev.kind === 'schedule.fired' ||
+      ev.kind === 'trigger.delivery';
     if (ev.workspace === this.currentId && !boardless) {
       work.push(this.refreshBoard());
     }

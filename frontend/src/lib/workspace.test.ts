@@ -98,6 +98,18 @@ describe('WorkspaceState', () => {
     expect(boardFetches()).toBe(1);
   });
 
+  it('refetches the board (the clock badge) when schedules and triggers come and go, not when they fire', async () => {
+    const s = new WorkspaceState();
+    await s.init();
+    calls = [];
+    await s.onChange({ workspace: 'ws_1', kind: 'schedule.fired', id: 'sc_1', agent: 'ag_1' });
+    await s.onChange({ workspace: 'ws_1', kind: 'trigger.delivery', id: 'tr_1', agent: 'ag_1' });
+    expect(boardFetches()).toBe(0);
+    await s.onChange({ workspace: 'ws_1', kind: 'schedule.created', id: 'sc_1', agent: 'ag_1' });
+    await s.onChange({ workspace: 'ws_1', kind: 'trigger.deleted', id: 'tr_1', agent: 'ag_1' });
+    expect(boardFetches()).toBe(2);
+  });
+
   it('shows a move at once and keeps it when the server agrees', async () => {
     const s = new WorkspaceState();
     await s.init();
