@@ -106,12 +106,18 @@ func start(args []string, window bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// The address comes first: the agents' browsers must never load it.
+	ln, fellBack, err := httpapi.Listen(*port)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	embedURL, embedKey, embedModel := envconfig.Embedder()
 	home, err := workspace.Open(ctx, workspace.Config{
 		DataDir: dir, Logger: log, LLM: envconfig.LLM(), Keychain: envconfig.Keychain(),
 		Runtime:      run.Config{Workers: envconfig.Workers()},
 		EmbedBaseURL: embedURL, EmbedAPIKey: embedKey, EmbedModel: embedModel,
-		Timezone: envconfig.Timezone(),
+		Timezone: envconfig.Timezone(), Chrome: envconfig.Chrome(), LocalAddr: ln.Addr().String(),
 	})
 	if err != nil {
 		return err
@@ -124,10 +130,6 @@ func start(args []string, window bool) error {
 	go func() { home.Serve(runsCtx); close(runsDone) }()
 	defer func() { stopRuns(); <-runsDone; home.Close() }()
 
-	ln, fellBack, err := httpapi.Listen(*port)
-	if err != nil {
-		return err
-	}
 	if fellBack {
 		fmt.Fprintf(os.Stderr, "rerun: port %d is taken; using %d instead\n", *port, ln.Addr().(*net.TCPAddr).Port)
 	}

@@ -5,6 +5,8 @@
 #   - binary sizes (static server, desktop)
 #   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
 #   - the scheduler with 10,000 schedules: how late fires are queued (p99)
+#   - the Desktop screen over its WebSocket (fps, input → next frame) and the
+#     agents' browsers (start time, idle memory)
 #   build/bench.sh SERVER_BINARY [DESKTOP_BINARY [FAKELLM_BINARY]]
 set -euo pipefail
 srv=${1:-build/bin/rerun-server}
@@ -128,6 +130,19 @@ fi
     for (i = 2; i <= NF; i++) { if ($i == "p50-lateness-ms") p50 = $(i-1); if ($i == "p99-lateness-ms") p99 = $(i-1) }
     mode = $1; sub(/^BenchmarkServe10k\//, "", mode); sub(/-[0-9]+$/, "", mode)
     printf "scheduler, 10,000 schedules (%s): lateness p50 %s ms, p99 %s ms\n", mode, p50, p99 }'
+
+# Each agent's browser and the Desktop screen (a real Chromium; skipped
+# without one): frames per second and input → next frame over the screen
+# WebSocket on loopback, start time, memory of an idle agent browser.
+(cd "$root" && go test -run '^$' -bench 'BenchmarkScreenSocket' -benchtime 3x ./backend/httpapi/) |
+  awk '/^BenchmarkScreenSocket/ {
+    for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+    printf "desktop screen over its WebSocket (loopback): %s fps (%s KiB/frame), input → next frame %s ms (p95 %s ms)\n", m["fps"], m["KiB/frame"], m["ms/input-frame"], m["ms/input-frame-p95"] }
+    /no Chromium|SKIP/ { print "desktop screen: skipped, no Chromium installed" }'
+(cd "$root" && go test -run '^$' -bench 'BenchmarkBrowserStart$|BenchmarkBrowserRestart$|BenchmarkIdleMemory$' -benchtime 3x ./backend/browser/) |
+  awk '/^BenchmarkBrowserStart-/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1); printf "agent browser start, fresh profile: %s ms (stop %s ms)\n", m["ms/start"], m["ms/stop"]; delete m }
+    /^BenchmarkBrowserRestart-/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1); printf "agent browser start, existing profile: %s ms\n", m["ms/start"]; delete m }
+    /^BenchmarkIdleMemory-/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1); printf "idle agent browser (small page): %s MB unique (USS), %s MB PSS, %s processes\n", m["MB-uss"], m["MB-pss"], m["processes"]; delete m }'
 
 size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
 echo "binary size, static server ($srv): $(size "$srv")"

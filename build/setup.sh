@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing Rerun Desktop needs, skipping what is
-# already present. Debian/Ubuntu: apt packages (sudo when not root) and the
-# frontend's npm packages. macOS/Windows: says what Wails needs instead.
+# already present. Debian/Ubuntu: apt packages (sudo when not root).
+# macOS/Windows: says what Wails needs instead. Everywhere: the npm packages
+# of the frontend and of the MCP server the connector tests start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,9 +41,13 @@ esac
 command -v go >/dev/null || { echo "setup: Go 1.26+ is needed (https://go.dev/dl)" >&2; exit 1; }
 command -v npm >/dev/null || { echo "setup: Node 20+ and npm are needed" >&2; exit 1; }
 
-# npm ci only when the lock file changed since the last install.
-stamp=frontend/node_modules/.package-lock.json
-if [ ! -f "$stamp" ] || [ frontend/package-lock.json -nt "$stamp" ]; then
-  echo "setup: installing frontend packages"
-  (cd frontend && npm ci --no-audit --no-fund)
-fi
+# npm ci only when a lock file changed since the last install: the
+# frontend's, and build/bench-mcp's — @modelcontextprotocol/server-everything,
+# the real stdio MCP server of the connector tests and the MCP benchmark.
+for dir in frontend build/bench-mcp; do
+  stamp=$dir/node_modules/.package-lock.json
+  if [ ! -f "$stamp" ] || [ "$dir/package-lock.json" -nt "$stamp" ]; then
+    echo "setup: installing $dir packages"
+    npm ci --prefix "$dir" --no-audit --no-fund
+  fi
+done

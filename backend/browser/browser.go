@@ -10,11 +10,13 @@
 //
 // Wiring: workspace.Open makes one Manager (Config.Bin from RERUN_CHROME,
 // Config.Forbidden with the local server's host:port, Headless true), runs
-// Serve for idle closing and calls Close on shutdown. The run loop adds
-// Tools() to an agent's tools when its capabilities include Family, and
-// Guide to the capability guide; after a browser_screenshot it may attach
-// the PNG from TakeImage. The Desktop screen gets a Browser from For and
-// uses Screencast, Input, Viewport, TakeOver, HandBack and State.
+// Serve for idle closing, Forget when an agent is deleted and Close on
+// shutdown. The run loop adds Tools() and TakeoverTool (request_takeover,
+// a card for the person) to an agent's tools when its capabilities include
+// Family, and Guide to the capability guide; after a browser_screenshot it
+// may attach the PNG from TakeImage. The Desktop screen gets a Browser from
+// Start or For and uses Screencast, Input, Viewport, TakeOver, HandBack,
+// State and Tabs.
 package browser
 
 import (

@@ -63,7 +63,9 @@ type tab struct {
 	descs       []string       // their role and name, as the snapshot showed them
 	refsValid   bool
 	staleReason string
-	snap        string // the last snapshot's full text, for paging with offset
+	snap        string    // the last snapshot's full text, for paging with offset
+	infoAt      time.Time // when freshen last asked for the address and title
+	infoDue     bool      // a freshen is scheduled
 }
 
 // launch starts the agent's Chromium on its profile and connects to it.

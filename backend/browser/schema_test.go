@@ -77,7 +77,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	for _, tl := range m.Tools() {
+	for _, tl := range append(m.Tools(), m.TakeoverTool("agent")) {
 		var schema bytes.Buffer
 		json.Indent(&schema, tl.Schema, "", "  ")
 		b.WriteString("## " + tl.Name + " (" + tl.Family + ")\n\n" + tl.Description + "\n\n" + schema.String() + "\n\n")

@@ -161,6 +161,7 @@ func (p *proc) frame(session proto.TargetSessionID, e *proto.PageScreencastFrame
 	if !casting {
 		return
 	}
+	p.freshen(t)
 
 	b := p.b
 	f := Frame{Data: e.Data, URL: u, Title: title, At: b.m.now()}
@@ -189,6 +190,33 @@ func (p *proc) frame(session proto.TargetSessionID, e *proto.PageScreencastFrame
 		}
 	}
 	b.mu.Unlock()
+}
+
+// freshenEvery is how often, at most, a watched tab's address and title are
+// asked for anew.
+const freshenEvery = 500 * time.Millisecond
+
+// freshen asks for t's address and title soon after a frame, at most every
+// freshenEvery, and announces a change: Chromium sends no event when a page
+// only sets document.title, so the Desktop would show a stale title.
+func (p *proc) freshen(t *tab) {
+	p.mu.Lock()
+	if t.infoDue {
+		p.mu.Unlock()
+		return
+	}
+	t.infoDue = true
+	wait := freshenEvery - time.Since(t.infoAt)
+	p.mu.Unlock()
+	time.AfterFunc(max(wait, 0), func() {
+		p.mu.Lock()
+		t.infoDue, t.infoAt = false, time.Now()
+		u0, title0 := t.url, t.title
+		p.mu.Unlock()
+		if u, title := p.info(t); u != u0 || title != title0 {
+			p.b.changed()
+		}
+	})
 }
 
 // Viewport is the size of the current tab's viewport in CSS pixels, as of

@@ -25,7 +25,7 @@ const Family = "browser"
 const Guide = `## Browser
 - You have your own Chromium; sign-ins and cookies persist between runs. browser_open loads a page; browser_snapshot returns it as text with numbered elements ([12] button "Sign in"); act on those numbers with browser_click, browser_type, browser_select, browser_scroll. Numbers last until the page changes: after a navigation, take a new snapshot.
 - Type secrets as ${NAME} (a workspace variable) in browser_type: the value is typed but never shown to you, and snapshots mask it.
-- When a page needs a person (a captcha, a two-factor code, a sign-in you lack), ask them to take over your browser; they may also take over on their own. Your browser tools wait meanwhile, and the next result tells you the page you are on.
+- When a page needs a person (a captcha, a two-factor code, a sign-in you lack), call request_takeover saying what they should do; they may also take over on their own. Your browser tools wait meanwhile, and the next result tells you the page you are on.
 - file://, browser-internal pages and the Rerun app's own local server are refused.`
 
 // Tools returns the browser tools. Each runs in the browser of env.AgentID,

@@ -345,6 +345,21 @@ func (c *Catalog) Get(id string) (App, bool) {
 	return App{}, false
 }
 
+// Find returns the app a person or an agent names: by id, or by name
+// whatever the case ("GitHub", "google maps").
+func (c *Catalog) Find(ref string) (App, bool) {
+	ref = strings.TrimSpace(ref)
+	if a, ok := c.Get(strings.ToLower(ref)); ok {
+		return a, true
+	}
+	for _, a := range c.Apps {
+		if strings.EqualFold(a.Name, ref) {
+			return a, true
+		}
+	}
+	return App{}, false
+}
+
 // Search returns the apps matching every word of query (by id, name,
 // category, keywords, description, then skill text), best first; an empty
 // query lists them all by name. limit ≤ 0 means no limit.

@@ -198,3 +198,16 @@ func TestSearch(t *testing.T) {
 		t.Errorf("limit 5: got %d apps", len(some))
 	}
 }
+
+func TestFind(t *testing.T) {
+	cat, err := connector.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]string{"github": "github", "GitHub": "github", " google maps ": "google-maps",
+		"Google-Maps": "google-maps", "git hub": "", "": ""} {
+		if a, ok := cat.Find(ref); a.ID != want || ok != (want != "") {
+			t.Errorf("Find(%q) = %q, %v; want %q", ref, a.ID, ok, want)
+		}
+	}
+}

@@ -41,7 +41,7 @@ type tokenBlob struct {
 // PKCE, dynamic client registration when the server offers it) of an app
 // whose auth is oauth. It returns the URL to open in the person's browser;
 // the provider then redirects to redirectURI — the app's loopback callback,
-// e.g. http://127.0.0.1:<port>/api/connectors/oauth/callback — with code
+// e.g. http://127.0.0.1:<port>/oauth/callback — with code
 // and state, which the callback hands to FinishAuth. The state is the
 // callback's only credential: the route must not require the UI token.
 func (s *Service) StartAuth(ctx context.Context, id, redirectURI string) (string, error) {
@@ -96,6 +96,16 @@ func (s *Service) StartAuth(ctx context.Context, id, redirectURI string) (string
 	s.pending[state] = &authFlow{connectorID: id, handler: h, tokens: tokens, verifier: verifier, redirectURI: redirectURI, expires: now.Add(authTimeout)}
 	s.authMu.Unlock()
 	return authURL, nil
+}
+
+// OwnsAuth reports whether state is a browser sign-in this service started
+// and still waits for: the loopback callback, shared by every workspace,
+// finds the one to hand it to.
+func (s *Service) OwnsAuth(state string) bool {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	f := s.pending[state]
+	return f != nil && !s.now().After(f.expires)
 }
 
 // FinishAuth completes a browser sign-in from the redirect's state and

@@ -1,7 +1,6 @@
 package connector_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/connector"
+	"github.com/rerun-build/rerun-desktop/backend/connector/connectortest"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
 
@@ -38,50 +37,6 @@ func everythingServer(t *testing.T) string {
 		t.Skip("@modelcontextprotocol/server-everything is not installed: run npm ci in build/bench-mcp")
 	}
 	return path
-}
-
-// markedProcesses lists the processes whose environment holds NAME=value.
-func markedProcesses(t *testing.T, name, value string) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []byte(name + "=" + value + "\x00")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil {
-			continue
-		}
-		if bytes.Contains(env, want) {
-			// A zombie has left its environment behind but is no process.
-			if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
-				continue
-			}
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-func waitNoProcesses(t *testing.T, name, value string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := markedProcesses(t, name, value)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of the server still run", pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // installEverything registers the server as a custom stdio server started
@@ -140,7 +95,7 @@ func TestStdioServerFromNPM(t *testing.T) {
 	if pic, err := findTool(t, tools, "everything__get_tiny_image").Run(ctx, nil, nil); err != nil || !strings.Contains(pic, "[image: image/png") {
 		t.Errorf("tiny image: got %q, %v", pic, err)
 	}
-	if got := markedProcesses(t, "EVERYTHING_MARKER", marker); len(got) < 3 {
+	if got := connectortest.Processes(t, "EVERYTHING_MARKER", marker); len(got) < 3 {
 		t.Fatalf("found %d server processes, want sh, sleep and node", len(got))
 	}
 
@@ -148,7 +103,7 @@ func TestStdioServerFromNPM(t *testing.T) {
 	if err := f.svc.Uninstall(ctx, c.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitNoProcesses(t, "EVERYTHING_MARKER", marker)
+	connectortest.WaitNoProcesses(t, "EVERYTHING_MARKER", marker)
 	if tools, _ := f.svc.Tools(ctx, agentA); len(tools) != 0 {
 		t.Errorf("after uninstall: %d tools", len(tools))
 	}
@@ -167,7 +122,7 @@ func TestStdioProcessesEndWithClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.svc.Close()
-	waitNoProcesses(t, "EVERYTHING_MARKER", marker)
+	connectortest.WaitNoProcesses(t, "EVERYTHING_MARKER", marker)
 	if _, err := findTool(t, tools, "everything__echo").Run(ctx, nil, json.RawMessage(`{"message":"x"}`)); err == nil {
 		t.Error("a call after Close succeeded")
 	}
@@ -191,21 +146,21 @@ func TestStdioIdleCloseAndReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Left idle, the server is stopped…
-	waitNoProcesses(t, "EVERYTHING_MARKER", marker)
+	connectortest.WaitNoProcesses(t, "EVERYTHING_MARKER", marker)
 	// …and the next call starts it again.
 	if out, err := echo.Run(ctx, nil, json.RawMessage(`{"message":"two"}`)); err != nil || out != "Echo: two" {
 		t.Fatalf("after idle: got %q, %v", out, err)
 	}
 
 	// A server that dies is restarted on the next call.
-	pids := markedProcesses(t, "EVERYTHING_MARKER", marker)
+	pids := connectortest.Processes(t, "EVERYTHING_MARKER", marker)
 	if len(pids) == 0 {
 		t.Fatal("no server process after the call")
 	}
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-	waitNoProcesses(t, "EVERYTHING_MARKER", marker)
+	connectortest.WaitNoProcesses(t, "EVERYTHING_MARKER", marker)
 	if out, err := echo.Run(ctx, nil, json.RawMessage(`{"message":"three"}`)); err != nil || out != "Echo: three" {
 		t.Fatalf("after the server died: got %q, %v", out, err)
 	}

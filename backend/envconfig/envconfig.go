@@ -76,6 +76,10 @@ func Workers() int {
 	return n
 }
 
+// Chrome is RERUN_CHROME: the Chromium or Chrome the agents' browsers run (a
+// path, or a name looked up in PATH). Empty: the usual places of this OS.
+func Chrome() string { return strings.TrimSpace(os.Getenv("RERUN_CHROME")) }
+
 // Embedder is the embeddings endpoint for recall by meaning:
 // RERUN_EMBED_BASE_URL (any OpenAI-compatible /v1, Ollama's
 // http://localhost:11434/v1 included), RERUN_EMBED_API_KEY and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -125,6 +126,16 @@ func TestSchedulePreview(t *testing.T) {
 // hook calls a webhook URL as a service would: no UI token.
 func hook(t *testing.T, method, url, body string, header map[string]string) (int, map[string]any) {
 	t.Helper()
+	code, answer := noToken(t, method, url, body, header)
+	var out map[string]any
+	json.Unmarshal(answer, &out)
+	return code, out
+}
+
+// noToken sends a request without the UI token, as a service or a browser
+// would; header may set Host.
+func noToken(t *testing.T, method, url, body string, header map[string]string) (int, []byte) {
+	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	for k, v := range header {
 		if k == "Host" {
@@ -138,9 +149,8 @@ func hook(t *testing.T, method, url, body string, header map[string]string) (int
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var out map[string]any
-	json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	answer, _ := io.ReadAll(res.Body)
+	return res.StatusCode, answer
 }
 
 type created struct {

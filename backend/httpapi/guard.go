@@ -70,6 +70,12 @@ func (s *Server) requestToken(r *http.Request) string {
 	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
 		return strings.TrimPrefix(a, "Bearer ")
 	}
+	// A WebSocket cannot set headers, and the desktop window's page opens
+	// its screen socket on the local server, where no cookie of it goes:
+	// the token comes in the address (screenToken).
+	if t := r.URL.Query().Get("token"); t != "" && isWebSocket(r) {
+		return t
+	}
 	if c, err := r.Cookie(cookieName(r.Host)); err == nil {
 		return c.Value
 	}
@@ -85,8 +91,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		// Webhook triggers are called by services: no UI token, no Origin
 		// check; the token in the path is the credential, and each trigger
-		// limits its own body (1 MiB) and rate.
-		if isHook(r) {
+		// limits its own body (1 MiB) and rate. The same goes for the
+		// browser coming back from an app's sign-in: its state is the
+		// credential.
+		if isHook(r) || isOAuthCallback(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

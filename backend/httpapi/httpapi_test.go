@@ -30,9 +30,11 @@ type env struct {
 func newEnv(t testing.TB) *env { return newEnvWith(t, workspace.Config{}) }
 
 // newEnvWith opens a data directory with cfg (DataDir is made here) and
-// serves it; its run workers run until the test ends.
+// serves it, knowing its own address as the app does; its run workers run
+// until the test ends.
 func newEnvWith(t testing.TB, cfg workspace.Config) *env {
-	cfg.DataDir = t.TempDir()
+	srv := httptest.NewUnstartedServer(nil)
+	cfg.DataDir, cfg.LocalAddr = t.TempDir(), srv.Listener.Addr().String()
 	home, err := workspace.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +44,9 @@ func newEnvWith(t testing.TB, cfg workspace.Config) *env {
 	go func() { home.Serve(ctx); close(served) }()
 	t.Cleanup(func() { stop(); <-served })
 	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Rerun</title>")}, "assets/app.js": {Data: []byte("x")}}
-	h := httpapi.New(httpapi.Config{Home: home, Token: token, Assets: assets, Heartbeat: 50 * time.Millisecond,
-		ExtraHosts: []string{"wails"}, ExtraOrigins: []string{"wails://wails"}})
-	srv := httptest.NewServer(h)
+	srv.Config.Handler = httpapi.New(httpapi.Config{Home: home, Token: token, Assets: assets, Heartbeat: 50 * time.Millisecond,
+		ExtraHosts: []string{"wails"}, ExtraOrigins: []string{"wails://wails"}, LocalURL: "http://" + cfg.LocalAddr})
+	srv.Start()
 	t.Cleanup(func() { srv.Close(); home.Close() })
 	e := &env{srv: srv, home: home, ws: home.Current()}
 	w, _ := home.Workspace(e.ws)

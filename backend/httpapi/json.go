@@ -39,6 +39,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case isTooLarge(err):
 		writeError(w, http.StatusRequestEntityTooLarge, tooLarge(r))
 		return
+	case errors.As(err, new(upstreamError)):
+		status = http.StatusBadGateway // an app's server failed (apps.go)
 	}
 	if status == http.StatusInternalServerError {
 		s.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)

@@ -60,10 +60,13 @@ func (s *Server) routes() {
 	}))
 
 	m.HandleFunc("GET /api/handle", endpoint(s, 200, s.suggestHandle))
-	m.HandleFunc("GET /api/info", endpoint(s, 200, func(context.Context, *http.Request, none) (map[string]string, error) {
+	m.HandleFunc("GET /api/info", endpoint(s, 200, func(_ context.Context, r *http.Request, _ none) (map[string]string, error) {
 		info := map[string]string{"version": s.cfg.Version, "local_url": s.cfg.LocalURL, "mcp_url": ""}
 		if s.cfg.LocalURL != "" && s.cfg.MCP != nil {
 			info["mcp_url"] = s.cfg.LocalURL + mcpapi.Path
+		}
+		if t := s.screenToken(r); t != "" {
+			info["screen_token"] = t // desktop.go
 		}
 		return info, nil
 	}))
@@ -75,6 +78,8 @@ func (s *Server) routes() {
 	s.pauseRoutes()        // pauses.go
 	s.notificationRoutes() // notifications.go: notifications, delivery settings, variables
 	s.automationRoutes()   // automations.go: schedules, triggers, the /hooks/ intake
+	s.appRoutes()          // apps.go: catalog, installed apps, custom MCP servers, the OAuth callback
+	s.desktopRoutes()      // desktop.go: each agent's browser, its screen WebSocket
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

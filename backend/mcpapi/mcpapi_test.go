@@ -132,7 +132,8 @@ func TestToolsListGolden(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"list_spaces", "list_agents", "get_agent", "create_agent", "update_agent", "delete_agent",
-		"send_message", "list_runs", "get_run", "list_tables", "db_query", "db_execute", "list_space_tables", "space_db_query", "space_db_execute"} {
+		"send_message", "list_runs", "get_run", "list_tables", "db_query", "db_execute", "list_space_tables", "space_db_query", "space_db_execute",
+		"search_connectors", "list_connectors", "list_agent_connectors", "attach_connector", "detach_connector"} {
 		if !names[n] {
 			t.Errorf("tool %s missing", n)
 		}

@@ -22,6 +22,7 @@ func tools() []toolDef {
 	all = append(all, scheduleTools()...)
 	all = append(all, triggerTools()...)
 	all = append(all, databaseTools()...)
+	all = append(all, connectorTools()...) // connectors.go
 	return all
 }
 

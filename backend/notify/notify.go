@@ -27,7 +27,7 @@ import (
 )
 
 // Kinds of notification. The first four are sent by agents (the notify
-// tool, a failed run); the last four are raised by a pause and carry its id.
+// tool, a failed run); the last five are raised by a pause and carry its id.
 const (
 	Info       = "info"
 	Progress   = "progress"
@@ -37,13 +37,14 @@ const (
 	Approval   = "approval"
 	Connector  = "connector"
 	Credential = "credential"
+	Takeover   = "takeover"
 )
 
 // Kinds lists every kind, in the order Settings shows them.
-var Kinds = []string{Info, Progress, Done, Error, Question, Approval, Connector, Credential}
+var Kinds = []string{Info, Progress, Done, Error, Question, Approval, Connector, Credential, Takeover}
 
 // pauseKinds are raised by a pause and handled by answering it.
-var pauseKinds = []string{Question, Approval, Connector, Credential}
+var pauseKinds = []string{Question, Approval, Connector, Credential, Takeover}
 
 // Limits on what a notification holds. Longer text is cut (with "…"), not
 // refused: an agent's message should arrive even when it runs long.

@@ -248,6 +248,7 @@ func TestDefaultDelivery(t *testing.T) {
 		{notify.Approval, true, true},
 		{notify.Connector, false, true},
 		{notify.Credential, true, true},
+		{notify.Takeover, false, true},
 		{notify.Error, false, true},
 		{notify.Error, true, true},
 		{notify.Done, false, false},

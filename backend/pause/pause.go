@@ -1,6 +1,6 @@
-// Package pause defines the four ways an agent hands a decision back to a
+// Package pause defines the five ways an agent hands a decision back to a
 // person — a question, an approval, a connector to set up, a credential to
-// fill — as plain values: what the agent asks, what the person may answer,
+// fill, a browser to take over — as plain values: what the agent asks, what the person may answer,
 // the checks on both, and the text the agent reads back. Storing a pause and
 // resuming its run belong to package run; this package holds no state.
 package pause
@@ -22,6 +22,7 @@ const (
 	Approval   = "approval"
 	Connector  = "connector"
 	Credential = "credential"
+	Takeover   = "takeover"
 )
 
 // Statuses of a pause.
@@ -150,6 +151,19 @@ type CredentialRequest struct {
 type CredentialAnswer struct {
 	Variable string `json:"variable"`
 	Filled   bool   `json:"filled"`
+}
+
+// TakeoverRequest asks the person to take over the agent's browser (a
+// captcha, a sign-in, a two-factor code). URL is the page it shows, filled
+// in by the browser tool, not by the model.
+type TakeoverRequest struct {
+	Reason string `json:"reason"`
+	URL    string `json:"url"`
+}
+
+// TakeoverAnswer says the person handed the browser back.
+type TakeoverAnswer struct {
+	HandedBack bool `json:"handed_back"`
 }
 
 // DismissAnswer records that the person closed the card without answering.
@@ -438,6 +452,26 @@ func CheckValue(v string) error {
 		return fault.Invalid("the value is %d bytes; the limit is %d", len(v), MaxValue)
 	case !utf8.ValidString(v):
 		return fault.Invalid("the value is not valid UTF-8 text")
+	}
+	return nil
+}
+
+// Check validates a takeover card.
+func (r *TakeoverRequest) Check() error {
+	var err error
+	if r.Reason, err = text("reason", r.Reason, maxText, true); err != nil {
+		return err
+	}
+	if r.URL, err = text("url", r.URL, maxText, false); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckAnswer validates the hand-back: the only answer is handed_back true.
+func (r TakeoverRequest) CheckAnswer(a *TakeoverAnswer) error {
+	if !a.HandedBack {
+		return fault.Invalid(`answer a takeover card with {"handed_back": true} once you are done in the browser, or dismiss it`)
 	}
 	return nil
 }

@@ -62,6 +62,35 @@ func TestApprovalChecks(t *testing.T) {
 	}
 }
 
+func TestTakeoverChecks(t *testing.T) {
+	tests := []struct {
+		name, req, answer, wantErr string
+	}{
+		{"handed back", `{"reason":"  a captcha  ","url":"https://example.com/login"}`, `{"handed_back":true}`, ""},
+		{"no reason", `{"reason":" ","url":"https://example.com"}`, ``, "reason is empty"},
+		{"long reason", `{"reason":"` + strings.Repeat("x", 2001) + `"}`, ``, "keep it under"},
+		{"not handed back", `{"reason":"sign in"}`, `{"handed_back":false}`, "handed_back"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r pause.TakeoverRequest
+			json.Unmarshal([]byte(tt.req), &r)
+			err := r.Check()
+			if err == nil && tt.answer != "" {
+				var a pause.TakeoverAnswer
+				json.Unmarshal([]byte(tt.answer), &a)
+				err = r.CheckAnswer(&a)
+			}
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, fault.ErrInvalid)) {
+				t.Fatalf("got %v, want error containing %q", err, tt.wantErr)
+			}
+			if tt.wantErr == "" && r.Reason != "a captcha" {
+				t.Fatalf("reason = %q, want it trimmed", r.Reason)
+			}
+		})
+	}
+}
+
 func TestConnectorSecretVariable(t *testing.T) {
 	r := pause.ConnectorRequest{Connector: "Acme CRM (EU)"}
 	if got := r.SecretVariable("api_token"); got != "ACME_CRM_EU_API_TOKEN" || !pause.ValidVariable(got) {
@@ -80,6 +109,7 @@ func FuzzPause(f *testing.F) {
 	f.Add(`{"items":[{"title":"t","tool":"run_command","input":{}}]}`, `{"decisions":[{"id":"a1","approved":true}]}`)
 	f.Add(`{"connector":"X","fields":[{"name":"token","type":"secret","required":true}]}`, `{"values":{"token":"abcd"}}`)
 	f.Add(`{"variable":"API_KEY"}`, `{"value":"abcd"}`)
+	f.Add(`{"reason":"a captcha","url":"https://example.com"}`, `{"handed_back":true}`)
 	f.Fuzz(func(t *testing.T, req, answer string) {
 		var q pause.QuestionRequest
 		if json.Unmarshal([]byte(req), &q) == nil && q.Check() == nil {
@@ -117,6 +147,16 @@ func FuzzPause(f *testing.F) {
 		var cr pause.CredentialRequest
 		if json.Unmarshal([]byte(req), &cr) == nil && cr.Check() == nil && !pause.ValidVariable(cr.Variable) {
 			t.Fatalf("credential variable %q passed", cr.Variable)
+		}
+		var tr pause.TakeoverRequest
+		if json.Unmarshal([]byte(req), &tr) == nil && tr.Check() == nil {
+			if strings.TrimSpace(tr.Reason) == "" {
+				t.Fatal("a takeover card without a reason passed")
+			}
+			var a pause.TakeoverAnswer
+			if json.Unmarshal([]byte(answer), &a) == nil && tr.CheckAnswer(&a) == nil && !a.HandedBack {
+				t.Fatal("a takeover answer without handed_back passed")
+			}
 		}
 	})
 }

@@ -59,8 +59,18 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 				continue
 			}
 			kind, req, err := t.Pause(c.Input)
+			answer := ""
+			if cr, ok := req.(pause.ConnectorRequest); ok && err == nil {
+				req, answer, err = s.appCard(bg, a, cr) // an app's own setup form, or no card at all
+			}
 			if err != nil {
 				if err := s.result(bg, r, c, err.Error(), true, ""); err != nil {
+					return turnDone, err
+				}
+				continue
+			}
+			if answer != "" {
+				if err := s.result(bg, r, c, answer, false, ""); err != nil {
 					return turnDone, err
 				}
 				continue
@@ -264,7 +274,10 @@ func (s *Service) settle(ctx context.Context, r *Run, tools []tool.Tool, env *to
 				return err
 			}
 		} else if open[p.ToolCallID] {
-			out := answerText(p, dismissed, note.Note)
+			out := answerText(p, dismissed, note.Note) + s.appAnswer(bg, p)
+			if p.Kind == pause.Takeover {
+				out = s.takeoverText(p, dismissed, note.Note)
+			}
 			if err := s.result(bg, r, ToolCall{ID: p.ToolCallID, Name: toolOfKind[p.Kind]}, out, false, ""); err != nil {
 				return err
 			}
@@ -283,7 +296,7 @@ func (s *Service) settle(ctx context.Context, r *Run, tools []tool.Tool, env *to
 }
 
 var toolOfKind = map[string]string{pause.Question: "ask_question", pause.Approval: "request_approval",
-	pause.Connector: "request_connector", pause.Credential: "request_credential"}
+	pause.Connector: "request_connector", pause.Credential: "request_credential", pause.Takeover: "request_takeover"}
 
 // answerText is what the agent reads back from a question, connector or
 // credential card.

@@ -54,20 +54,27 @@ func (n *notes) list() []run.Notice {
 func hitl(t *testing.T) (*fixture, *secret.Variables, *notes) {
 	t.Helper()
 	f := base(t)
-	key := make([]byte, 32)
-	rand.Read(key)
-	box, err := secret.NewBox(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars, err := secret.NewVariables(f.db, box, "ws", f.bus)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vars := f.variables()
 	n := &notes{}
 	f.vars, f.notes = vars, n
 	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{})
 	return f, vars, n
+}
+
+// variables are real variables sealed in the workspace database.
+func (f *fixture) variables() *secret.Variables {
+	f.t.Helper()
+	key := make([]byte, 32)
+	rand.Read(key)
+	box, err := secret.NewBox(key)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	vars, err := secret.NewVariables(f.db, box, "ws", f.bus)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return vars
 }
 
 // careful makes an agent whose ask-first switches are the defaults.

@@ -261,6 +261,7 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	if err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
+	s.testAnsweredApps(bg, r) // an app set up from a card offers its tools to this run already
 	tools := s.toolsFor(bg, a)
 	specs := make([]llm.ToolSpec, len(tools))
 	for i, t := range tools {
@@ -523,7 +524,7 @@ func (s *Service) promptExtra(ctx context.Context, a agent.Agent, r *Run) prompt
 		}
 	}
 	if s.skills != nil && slices.Contains(a.Capabilities, "skills") {
-		idx, err := s.skills.Index(ctx, a.ID)
+		idx, err := s.skillIndex(ctx, a) // its own skills and its apps'
 		if err != nil {
 			s.log.Warn("read skill index for the prompt", "run", r.ID, "err", err)
 		}
@@ -554,7 +555,7 @@ func (s *Service) system(ctx context.Context, a agent.Agent, extra promptParts) 
 	}
 	return prompt.System(prompt.Input{
 		Name: a.Name, Handle: a.Handle, Box: boxName, Soul: a.Soul,
-		Guide: tool.Guide(a.Capabilities), Skills: extra.skills, Memories: extra.memories, Variables: s.variableNames(),
+		Guide: s.guide(a), Skills: extra.skills, Memories: extra.memories, Variables: s.variableNames(),
 		Now: s.cfg.Now().In(s.cfg.Location),
 	})
 }

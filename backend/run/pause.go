@@ -252,6 +252,10 @@ func pauseSummary(p Pause) (string, string) {
 		var c pause.ConnectorRequest
 		json.Unmarshal(p.Request, &c)
 		return "Asks you to connect " + c.Connector, c.Description
+	case pause.Takeover:
+		var c pause.TakeoverRequest
+		json.Unmarshal(p.Request, &c)
+		return "Needs your hands in its browser", c.Reason
 	default:
 		var c pause.CredentialRequest
 		json.Unmarshal(p.Request, &c)
@@ -389,6 +393,14 @@ func (s *Service) checkAnswer(ctx context.Context, p Pause, body json.RawMessage
 			return nil, err
 		}
 		return pause.CredentialAnswer{Variable: req.Variable, Filled: true}, nil
+	case pause.Takeover:
+		var req pause.TakeoverRequest
+		var a pause.TakeoverAnswer
+		json.Unmarshal(p.Request, &req)
+		if err := decode(&a); err != nil {
+			return nil, err
+		}
+		return a, req.CheckAnswer(&a)
 	}
 	return nil, fmt.Errorf("pause %s has unknown kind %q", p.ID, p.Kind)
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -149,6 +150,8 @@ type Service struct {
 	vars      Variables
 	notifier  Notifier
 	sources   []ToolSource
+	apps      *connector.Service
+	browsers  Browsers
 
 	kick chan struct{}
 	// startStmts are StartTx's statements, prepared once: schedules and
@@ -186,6 +189,12 @@ type Deps struct {
 	// Sources add the tools that live outside package tool: each agent's
 	// browser, the apps installed on it.
 	Sources []ToolSource
+	// Apps are the apps installed on the agents: their tools are a source,
+	// their skills join the skill index, and a request_connector card
+	// naming one carries its setup form. Nil: no apps.
+	Apps *connector.Service
+	// Browsers close takeover cards (nil: no browsers).
+	Browsers Browsers
 }
 
 // ToolSource gives an agent tools of its own making; it decides from the
@@ -204,7 +213,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: d.Sources,
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withApps(d.Sources, d.Apps), apps: d.Apps, browsers: d.Browsers,
 		kick: make(chan struct{}, 1),
 		startStmts: sync.OnceValues(func() (startStatements, error) {
 			return prepareStart(d.DB)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
@@ -85,6 +86,8 @@ type fixture struct {
 	// and notifications.
 	vars  run.Variables
 	notes run.Notifier
+	// apps, when set before serve, are the apps installed on the agents.
+	apps *connector.Service
 }
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
@@ -120,7 +123,7 @@ func base(t testing.TB) *fixture {
 func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
 	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
 		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
-		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes}, cfg)
+		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes, Apps: f.apps}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Serve(ctx); close(done) }()

@@ -86,7 +86,7 @@ func TestCatalogGolden(t *testing.T) {
 		json.Indent(&schema, tl.Schema, "", "  ")
 		b.WriteString("## " + tl.Name + " (" + tl.Family + ")\n\n" + tl.Description + "\n\n" + schema.String() + "\n\n")
 	}
-	b.WriteString("## Guide(all)\n\n" + Guide([]string{"files", "shell", "database", "memory", "skills", "soul", "agents", "web"}) + "\n")
+	b.WriteString("## Guide(all)\n\n" + Guide([]string{"files", "shell", "database", "memory", "skills", "soul", "agents", "web", "connectors"}) + "\n")
 	golden := filepath.Join("testdata", "catalog.golden")
 	if *update {
 		os.MkdirAll("testdata", 0o755)
@@ -165,6 +165,7 @@ func TestGuide(t *testing.T) {
 		{"database", []string{"database", "browser"}, []string{"## Databases", "db_query (read-only", "space_db_query"}, []string{"## Files"}},
 		{"memory and skills", []string{"skills", "memory"}, []string{"## Memory", "supersedes", "## Skills", "load_skill"}, []string{"## Files"}},
 		{"several in catalog order", []string{"web", "shell"}, []string{"## Shell", "## Web"}, nil},
+		{"connectors", []string{"connectors"}, []string{"## Apps and MCP servers", "<app>__<tool>", "search_apps", "request_connector", "BLOCKED"}, []string{"## Web"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

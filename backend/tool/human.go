@@ -80,7 +80,7 @@ func humanTools() []Tool {
 				"API token). Your turn ends here. Secret fields go straight into workspace variables; you get back the other "+
 				"values and, for each secret, the ${VARIABLE} to reference.",
 			`{"type":"object","properties":{`+
-				`"connector":{"type":"string","description":"The integration's name, e.g. GitHub."},`+
+				`"connector":{"type":"string","description":"The integration: an app's id from search_apps (its own setup form is used, leave fields out), or a name, e.g. GitHub."},`+
 				`"title":{"type":"string","description":"The card's title (default: Connect <connector>)."},"description":{"type":"string","description":"What it is for."},`+
 				`"fields":{"type":"array","description":"The setup form's fields.","maxItems":20,"items":{"type":"object","properties":{`+
 				`"name":{"type":"string","description":"lowercase_id"},"label":{"type":"string"},`+

@@ -12,7 +12,7 @@
 //	<data-dir>/workspaces/<id>/shared/      the shared folder
 //	<data-dir>/workspaces/<id>/shared.db    the shared database
 //	<data-dir>/workspaces/<id>/vectors/      memory embeddings (chromem-go), with an embedder
-//	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db}
+//	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db,browser/}
 package workspace
 
 import (
@@ -35,6 +35,8 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/apikey"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/browser"
+	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -76,6 +78,12 @@ type Config struct {
 	// Timezone is the IANA zone of new schedules that name none: the
 	// user's (envconfig.Timezone). Default UTC.
 	Timezone string
+	// Chrome is the browser the agents' browsers run (envconfig.Chrome);
+	// empty: the Chromium or Chrome found in the usual places.
+	Chrome string
+	// LocalAddr is the local server's host:port (e.g. 127.0.0.1:7777):
+	// the agents' browsers never load it.
+	LocalAddr string
 }
 
 // embedder is the configured embeddings client, nil for keywords only.
@@ -113,6 +121,12 @@ type Workspace struct {
 	// and webhook triggers, each queuing runs in its own session.
 	Schedules *schedule.Service
 	Triggers  *trigger.Service
+	// Browsers are the agents' Chromiums (agents/<id>/browser), closed with
+	// the workspace.
+	Browsers *browser.Manager
+	// Connectors are the apps and MCP servers installed on the agents;
+	// their stdio servers end when the workspace closes.
+	Connectors *connector.Service
 
 	mu   sync.Mutex
 	info Info
@@ -125,13 +139,21 @@ func (w *Workspace) Info() Info {
 	return w.info
 }
 
-// DeleteAgent stops the agent's runs, then deletes it with its folder and
-// memories. Its schedules and triggers go with its row (cascade).
+// DeleteAgent stops the agent's runs and its apps' servers, then deletes it
+// with its folder and memories. Its schedules and triggers go with its row
+// (cascade).
 func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
 	if _, err := w.Agents.Get(ctx, id); err != nil {
 		return err
 	}
 	if err := w.Runs.CancelAgent(ctx, id); err != nil {
+		return err
+	}
+	// Its Chromium lets go of the profile before the folder goes.
+	if err := w.Browsers.Forget(id); err != nil {
+		return err
+	}
+	if err := w.uninstallApps(ctx, id); err != nil {
 		return err
 	}
 	if err := w.Agents.Delete(ctx, id); err != nil {
@@ -324,6 +346,8 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"run workers":   w.Runs.Serve,
 		"schedule loop": w.Schedules.Serve,
 		"trigger loop":  w.Triggers.Serve,
+		"browsers":      w.Browsers.Serve,
+		"apps":          w.Connectors.Serve,
 	} {
 		h.group.Add(1)
 		go func() {
@@ -458,7 +482,13 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s variables: %w", id, err)
 	}
+	browsers, err := h.openBrowsers(id, dir)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s browsers: %w", id, err)
+	}
 	w := &Workspace{
+		Browsers:  browsers,
 		Dir:       dir,
 		DB:        db,
 		Boxes:     box.NewService(db, id, &h.bus),
@@ -471,11 +501,17 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Models:    newModels(h.modelSettings, vars),
 		info:      Info{ID: id},
 	}
+	if w.Connectors, err = h.openApps(id, dir, db, vars); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s apps: %w", id, err)
+	}
 	w.Runs = run.NewService(run.Deps{
 		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: w.Models, Bus: &h.bus,
 		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
 		Memory: w.Memory, Skills: w.Skills,
 		Vars: vars, Notifier: runNotifier{w.Notify},
+		Apps:    w.Connectors,
+		Sources: []run.ToolSource{browserTools{w.Browsers}}, Browsers: browserTools{w.Browsers},
 	}, h.cfg.Runtime)
 	log := h.log.With("workspace", id)
 	tz := h.cfg.Timezone
@@ -661,6 +697,10 @@ func (h *Home) Close() error {
 	defer h.mu.Unlock()
 	var errs []error
 	for id, w := range h.open {
+		w.Connectors.Close() // ends the stdio servers it started
+		if err := w.Browsers.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close workspace %s browsers: %w", id, err))
+		}
 		if err := w.DB.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close workspace %s: %w", id, err))
 		}
