@@ -129,6 +129,8 @@ describe('chat', () => {
     assert.equal(await page.getByRole('tab', { name: 'To handle' }).getAttribute('aria-selected'), 'true');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'To handle');
     await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getByRole('tab', { name: 'Desktop' }).getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('ArrowRight');
     assert.equal(await page.getByRole('tab', { name: 'Monitoring' }).getAttribute('aria-selected'), 'true');
     await page.keyboard.press('End');
     assert.equal(await page.getByRole('tab', { name: 'Settings' }).getAttribute('aria-selected'), 'true');

@@ -260,9 +260,9 @@ describe('human in the loop', () => {
 
   test('a connector card carries its setup form', async () => {
     await useTool(page, 'request_connector', {
-      connector: 'GitHub',
-      title: 'Connect GitHub',
-      description: 'Ada needs read access to your repositories to review pull requests.',
+      connector: 'Acme Code',
+      title: 'Connect Acme Code',
+      description: 'Ada needs read access to your Acme Code repositories to review pull requests.',
       fields: [
         { name: 'org', label: 'Organisation', type: 'text', required: true },
         { name: 'api_url', label: 'API address', type: 'url' },
@@ -290,7 +290,7 @@ describe('human in the loop', () => {
     await shoot(page, 'pause-connector');
     await submit.click();
     await c.waitFor({ state: 'detached', timeout: 5000 });
-    const resume = page.getByTestId('chat-resume').filter({ hasText: 'You connected GitHub' });
+    const resume = page.getByTestId('chat-resume').filter({ hasText: 'You connected Acme Code' });
     await resume.waitFor();
     assert.match(await resume.textContent(), /acme/);
     assert.ok(!(await page.content()).includes('ghp_connector_canary_42'));

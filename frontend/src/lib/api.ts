@@ -42,6 +42,8 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
+import type { BrowserState } from './types';
+import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -135,6 +137,7 @@ const ws = (id: string) => `/api/workspaces/${seg(id)}`;
 const agentPath = (wsId: string, agentId: string) => `${ws(wsId)}/agents/${seg(agentId)}`;
 const schedulePath = (wsId: string, id: string) => `${ws(wsId)}/schedules/${seg(id)}`;
 const triggerPath = (wsId: string, id: string) => `${ws(wsId)}/triggers/${seg(id)}`;
+const appPath = (wsId: string, id: string) => `${ws(wsId)}/apps/${seg(id)}`;
 const skillPath = (wsId: string, agentId: string, name: string) => `${agentPath(wsId, agentId)}/skills/${seg(name)}`;
 
 /** "?a=1&b=2" from the set values, or ''. */
@@ -230,6 +233,17 @@ export const api = {
   answerPause: (wsId: string, id: string, reply: PauseReply) =>
     request<Pause>('POST', `${ws(wsId)}/pauses/${seg(id)}/answer`, reply),
 
+  getBrowser: (wsId: string, agentId: string) => request<BrowserState>('GET', `${agentPath(wsId, agentId)}/browser`),
+  /** Opens the agent's browser when it has none running (on url, or a blank page). */
+  startBrowser: (wsId: string, agentId: string, url?: string) =>
+    request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/start`, url ? { url } : {}),
+  /** The person holds the browser: the agent's browser tools wait until the hand-back. */
+  takeOverBrowser: (wsId: string, agentId: string) => request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/take-over`),
+  /** Gives the browser back to the agent; answers its open takeover card. */
+  handBackBrowser: (wsId: string, agentId: string) => request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/hand-back`),
+  /** The path of the screen WebSocket (frames and input); lib/desktop.svelte.ts makes its address. */
+  browserScreenPath: (wsId: string, agentId: string) => `${agentPath(wsId, agentId)}/browser/screen`,
+
   listNotifications: (wsId: string, q: NotificationQuery = {}) =>
     request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),
   dismissNotification: (wsId: string, id: string) =>
@@ -274,4 +288,27 @@ export const api = {
     request<TriggerDelivery>('POST', `${triggerPath(wsId, id)}/test`, { payload, content_type: contentType || undefined }),
   triggerDeliveries: (wsId: string, id: string, limit = 50) =>
     request<TriggerDelivery[]>('GET', `${triggerPath(wsId, id)}/deliveries${query({ limit })}`),
+
+  /** The app catalog, best matches first (all of it by name for an empty query). */
+  searchApps: (wsId: string, q = '', limit = 100) => request<AppCatalog>('GET', `${ws(wsId)}/apps/catalog${query({ q: q.trim(), limit })}`),
+  listApps: (wsId: string, agentId: string) => request<Connector[]>('GET', `${agentPath(wsId, agentId)}/apps`),
+  /** Declares a catalog app on the agent; the form is what is left to fill (null: nothing). */
+  installApp: (wsId: string, agentId: string, catalogId: string) =>
+    request<InstalledApp>('POST', `${agentPath(wsId, agentId)}/apps`, { catalog_id: catalogId }),
+  addCustomServer: (wsId: string, agentId: string, input: CustomServerInput) =>
+    request<Connector | InstalledApp>('POST', `${agentPath(wsId, agentId)}/apps/custom`, input),
+  /** "Test connection": connects without saving and lists the server's tools. */
+  tryServer: (wsId: string, input: CustomServerInput) => request<TriedServer>('POST', `${ws(wsId)}/apps/try`, input),
+  getApp: (wsId: string, id: string) => request<Connector>('GET', appPath(wsId, id)),
+  appForm: (wsId: string, id: string) => request<ConnectorRequest>('GET', `${appPath(wsId, id)}/form`),
+  /** Stores a filled setup form: secret values go into workspace variables. */
+  signInApp: (wsId: string, id: string, values: Record<string, string>) =>
+    request<Connector>('POST', `${appPath(wsId, id)}/sign-in`, { values }),
+  /** The URL of the browser sign-in (OAuth). */
+  startAppOAuth: (wsId: string, id: string) => request<{ url: string }>('POST', `${appPath(wsId, id)}/oauth`),
+  /** Reconnects and lists the tools. */
+  testApp: (wsId: string, id: string) => request<Connector>('POST', `${appPath(wsId, id)}/test`),
+  /** Re-pins the server's current tool definitions. */
+  approveApp: (wsId: string, id: string) => request<Connector>('POST', `${appPath(wsId, id)}/approve`),
+  uninstallApp: (wsId: string, id: string) => request<void>('DELETE', appPath(wsId, id)),
 };

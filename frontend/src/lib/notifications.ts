@@ -2,7 +2,7 @@
 // delivery matrix, and whether a new notification shows a toast.
 import type { Channel, Delivery, Notification, NotificationKind, Origin, Pause } from './types';
 
-export const KINDS: NotificationKind[] = ['question', 'approval', 'connector', 'credential', 'info', 'progress', 'done', 'error'];
+export const KINDS: NotificationKind[] = ['question', 'approval', 'connector', 'credential', 'takeover', 'info', 'progress', 'done', 'error'];
 
 export const KIND_LABEL: Record<NotificationKind, string> = {
   info: 'Info',
@@ -13,6 +13,7 @@ export const KIND_LABEL: Record<NotificationKind, string> = {
   approval: 'Approval',
   connector: 'Connector',
   credential: 'Credential',
+  takeover: 'Take over',
 };
 
 export const ORIGINS: { id: Origin; label: string }[] = [

@@ -245,4 +245,15 @@ describe('how a pause reads', () => {
     });
     expect(answeredSummary({ ...p, status: 'cancelled', answer: null }).title).toMatch(/Cancelled/);
   });
+
+  it('takeovers: the heading names the agent; the hand-back answers it', () => {
+    const req = { reason: 'solve the captcha', url: 'https://shop.example/login' };
+    const p: Pause = { ...base, kind: 'takeover', status: 'answered', request: req, answer: { handed_back: true } };
+    expect(pauseTitle(p, 'ada')).toBe('@ada needs your hands: solve the captcha');
+    expect(pauseTitle(p)).toBe('Needs your hands: solve the captcha');
+    expect(pauseTitle({ ...p, request: { ...req, reason: '' } }, 'ada')).toBe('@ada needs your hands in its browser');
+    expect(askedSummary(p)).toBe('Asked you to take over: solve the captcha');
+    expect(answeredSummary(p)).toEqual({ title: 'You handed back', lines: [] });
+    expect(answeredSummary({ ...p, status: 'open', answer: null }).title).toBe('Waiting for your answer');
+  });
 });

@@ -120,8 +120,8 @@ export const credentialReply = (value: string): { value: string } | null => (val
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The card's heading. */
-export function pauseTitle(p: Pause): string {
+/** The card's heading; handle: the agent's, when the heading should name it. */
+export function pauseTitle(p: Pause, handle = ''): string {
   switch (p.kind) {
     case 'question':
       return p.request.questions.length === 1 ? 'A question for you' : `${p.request.questions.length} questions for you`;
@@ -131,6 +131,10 @@ export function pauseTitle(p: Pause): string {
       return p.request.title || `Connect ${p.request.connector}`;
     case 'credential':
       return p.request.label || `A value for \${${p.request.variable}}`;
+    case 'takeover': {
+      const who = handle ? `@${handle} needs` : 'Needs';
+      return p.request.reason ? `${who} your hands: ${p.request.reason}` : `${who} your hands in its browser`;
+    }
   }
 }
 
@@ -145,6 +149,8 @@ export function askedSummary(p: Pause): string {
       return `Asked you to connect ${p.request.connector}`;
     case 'credential':
       return `Asked you for \${${p.request.variable}}`;
+    case 'takeover':
+      return p.request.reason ? `Asked you to take over: ${p.request.reason}` : 'Asked you to take over its browser';
   }
 }
 
@@ -187,5 +193,7 @@ export function answeredSummary(p: Pause): { title: string; lines: SummaryLine[]
     }
     case 'credential':
       return { title: `You filled \${${p.request.variable}}`, lines: [] };
+    case 'takeover':
+      return { title: 'You handed back', lines: [] };
   }
 }

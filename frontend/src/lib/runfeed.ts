@@ -1,7 +1,7 @@
 // Run events from the one event stream, for the views of one agent's runs
 // (chat, monitoring, logs), changes of its memories and skills, and of what waits
 // for a person (pauses, notifications, variables, delivery settings), and of its
-// schedules and triggers. App feeds
+// schedules, triggers, installed apps and browsers. App feeds
 // it; components subscribe while shown.
 import type { ChangeEvent, DeltaEvent } from './types';
 
@@ -19,6 +19,10 @@ export type RunFeedListener = {
   human?: (ev: ChangeEvent) => void;
   /** schedule.* or trigger.* (id: the schedule or trigger, agent: its agent). */
   automation?: (ev: ChangeEvent) => void;
+  /** connector.* (id: the installed app, agent: its agent). */
+  apps?: (ev: ChangeEvent) => void;
+  /** browser.updated (agent: whose browser started, stopped, moved, or changed hands). */
+  browser?: (ev: ChangeEvent) => void;
 };
 
 /** The kinds `automation` listeners hear. */
@@ -47,6 +51,14 @@ export const runFeed = {
     }
     if (isAutomationEvent(ev.kind)) {
       for (const l of listeners) l.automation?.(ev);
+      return;
+    }
+    if (ev.kind.startsWith('connector.')) {
+      for (const l of listeners) l.apps?.(ev);
+      return;
+    }
+    if (ev.kind.startsWith('browser.')) {
+      for (const l of listeners) l.browser?.(ev);
       return;
     }
     if (!ev.kind.startsWith('run.')) return;

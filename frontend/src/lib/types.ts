@@ -83,7 +83,11 @@ export type ChangeKind =
   | 'trigger.created'
   | 'trigger.updated'
   | 'trigger.deleted'
-  | 'trigger.delivery';
+  | 'trigger.delivery'
+  | 'connector.created'
+  | 'connector.updated'
+  | 'connector.deleted'
+  | 'browser.updated';
 
 /** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
 export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
@@ -235,7 +239,7 @@ export type SkillVersion = { version: number; body: string; created_at: string }
 
 // ---- human in the loop ----
 
-export type PauseKind = 'question' | 'approval' | 'connector' | 'credential';
+export type PauseKind = 'question' | 'approval' | 'connector' | 'credential' | 'takeover';
 export type PauseStatus = 'open' | 'answered' | 'dismissed' | 'cancelled';
 
 export type Question = {
@@ -284,6 +288,11 @@ export type CredentialRequest = { variable: string; label: string; description: 
 /** Never the value. */
 export type CredentialAnswer = { variable: string; filled: true };
 
+/** The agent needs the person's hands in its browser (a captcha, a sign-in); url: the page it is on. */
+export type TakeoverRequest = { reason: string; url: string };
+/** Answered by Hand back in the Desktop tab. */
+export type TakeoverAnswer = { handed_back: true };
+
 export type DismissAnswer = { dismissed: true; note: string };
 
 type PauseBase = {
@@ -305,6 +314,7 @@ export type Pause = PauseBase &
     | { kind: 'approval'; request: ApprovalRequest; answer: ApprovalAnswer | DismissAnswer | null }
     | { kind: 'connector'; request: ConnectorRequest; answer: ConnectorAnswer | DismissAnswer | null }
     | { kind: 'credential'; request: CredentialRequest; answer: CredentialAnswer | DismissAnswer | null }
+    | { kind: 'takeover'; request: TakeoverRequest; answer: TakeoverAnswer | DismissAnswer | null }
   );
 
 /** What POST …/pauses/{id}/answer takes. */
@@ -317,7 +327,7 @@ export type PauseReply =
 
 export type PauseQuery = { agent_id?: string; status?: PauseStatus };
 
-export type NotificationKind = 'info' | 'progress' | 'done' | 'error' | 'question' | 'approval' | 'connector' | 'credential';
+export type NotificationKind = 'info' | 'progress' | 'done' | 'error' | 'question' | 'approval' | 'connector' | 'credential' | 'takeover';
 export type Notification = {
   id: string;
   agent_id: string;
@@ -341,6 +351,25 @@ export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, b
 
 /** A workspace variable: never its value. */
 export type Variable = { name: string; created_at: string; updated_at: string };
+
+// ---- desktop: each agent's browser ----
+
+export type BrowserTab = { id: string; url: string; title: string; active: boolean };
+
+/** An agent's browser for its Desktop tab. */
+export type BrowserState = {
+  running: boolean;
+  url: string;
+  title: string;
+  tabs: BrowserTab[];
+  /** The person holds the browser. */
+  in_control: boolean;
+  /** A browser tool of the agent waits for the hand-back. */
+  waiting: boolean;
+  /** What the agent last did, e.g. `clicked [12] button "Sign in"`. */
+  last_action: string;
+  last_action_at: string | null;
+};
 export type Variables = { key_store: 'keychain' | 'file'; key_store_note: string; variables: Variable[] };
 
 // ---- automations ----
@@ -457,3 +486,94 @@ export type TriggerDelivery = {
   content_type: string;
   size: number;
 };
+
+// ---- apps (connectors and MCP servers) ----
+
+export type AppAuth = 'none' | 'api_key' | 'oauth';
+export type TransportType = 'stdio' | 'http' | 'sse';
+
+/** How an MCP server is reached; strings may hold ${NAME} references, never values. */
+export type AppTransport = {
+  type: TransportType;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+};
+
+/** A workspace variable an app needs; url: where to get it. */
+export type AppVariable = { name: string; label: string; help: string; url: string };
+
+/** A catalog entry. */
+export type App = {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  keywords: string[] | null;
+  homepage: string;
+  auth: AppAuth;
+  transport: AppTransport;
+  variables: AppVariable[] | null;
+  skill: string;
+};
+
+export type AppCatalog = { version: number; apps: App[] };
+
+export type ConnectorStatus = 'untested' | 'connected' | 'needs_sign_in' | 'error' | 'blocked_changed';
+export type ToolState = 'approved' | 'changed' | 'new' | 'removed';
+export type ToolDefinition = { name: string; description: string; input_schema: unknown };
+
+/** One tool of an installed app; live: the server's definition when it differs from the approved one. */
+export type ConnectorTool = {
+  name: string;
+  agent_name: string;
+  state: ToolState;
+  definition: ToolDefinition;
+  live?: ToolDefinition | null;
+};
+
+/** An app or custom MCP server installed on an agent. */
+export type Connector = {
+  id: string;
+  agent_id: string;
+  /** Its tools are <slug>__<tool>. */
+  slug: string;
+  /** '' for a custom server. */
+  catalog_id: string;
+  name: string;
+  auth: AppAuth;
+  transport: AppTransport;
+  variables: string[] | null;
+  /** Variables not set yet. */
+  missing: string[] | null;
+  status: ConnectorStatus;
+  error: string;
+  /** One sentence: what the person must do ('' when nothing). */
+  next: string;
+  tools: ConnectorTool[] | null;
+  pinned_at: string | null;
+  checked_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+/** What installing answered: form null when nothing is missing. */
+export type InstalledApp = { connector: Connector; form: ConnectorRequest | null };
+
+/** A custom MCP server: a URL with headers, or a command with args and env (values may use ${VAR}). */
+export type CustomServerInput = {
+  name: string;
+  transport: TransportType;
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Browser sign-in (remote servers only). */
+  oauth?: boolean;
+};
+
+/** What "Test connection" found. */
+export type TriedServer = { tools: { name: string; description: string }[] };

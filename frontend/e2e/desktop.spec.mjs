@@ -1,0 +1,263 @@
+// The Desktop tab against a real `rerun serve`, its real headless Chromium and
+// the fake model server: the agent opens a page served by this test, the panel
+// shows it live, the person takes over and clicks and types on it through the
+// panel (at two panel shapes), and hands back; a takeover card opens the
+// Desktop; the Desktops grid watches every running browser.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { agent, apiClient, launchBrowser, openApp, openTab, shoot, startFakeLLM, startServer } from './harness.mjs';
+
+// The agent's pages: a big blue button that leads to a green page (title
+// "Clicked") with a field; Enter in it sends the name to a page titled with it.
+const STYLE = `<style>
+  body { margin: 0; font: 20px sans-serif; background: #ffffff; }
+  body.done { background: #16a34a; color: #fff; }
+  #go { position: absolute; left: 40px; top: 40px; width: 260px; height: 120px; font-size: 26px; background: #2563eb; color: #fff; border: 0; }
+  #name { position: absolute; left: 40px; top: 220px; width: 360px; height: 48px; font-size: 22px; }
+</style>`;
+const html = (title, body) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${STYLE}</head>${body}</html>`;
+const escape = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function sitePage(url) {
+  const u = new URL(url, 'http://x');
+  if (u.pathname === '/done') {
+    return html('Clicked', '<body class="done"><form action="/hello"><input id="name" name="name" placeholder="Your name"></form></body>');
+  }
+  if (u.pathname === '/hello') {
+    const name = escape(u.searchParams.get('name') ?? '');
+    return html(`Hello ${name}`, `<body class="done"><p>Hello ${name}</p></body>`);
+  }
+  return html('Before', `<body><button id="go" onclick="location.href='/done'">Press me</button></body>`);
+}
+
+let site;
+let siteUrl;
+let llm;
+let server;
+let browser;
+let context;
+let call;
+let wsId;
+
+before(async () => {
+  site = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(sitePage(req.url));
+  });
+  await new Promise((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${site.address().port}/form`;
+  llm = await startFakeLLM();
+  server = await startServer({ llm });
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  call = apiClient(server);
+  wsId = (await call('GET', '/api/workspaces')).current;
+});
+after(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop(); // closes the agents' browsers too
+  await llm?.stop();
+  await new Promise((r) => site?.close(r));
+});
+
+async function say(page, text) {
+  const input = page.getByTestId('chat-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** Makes the fake model call a tool, once the last run ended. */
+async function useTool(page, name, args) {
+  await page.getByTestId('chat-status').waitFor({ state: 'detached', timeout: 20_000 });
+  await say(page, `use tool ${name} ${JSON.stringify(args)}`);
+}
+
+/** Where a point of the agent's page (its CSS pixels) is on this page: the screen is letterboxed. */
+async function onScreen(page, x, y, testid = 'screen') {
+  return page.getByTestId(testid).evaluate(
+    (el, [x, y]) => {
+      const c = el.querySelector('canvas').getBoundingClientRect();
+      const fw = Number(el.dataset.frameWidth);
+      const fh = Number(el.dataset.frameHeight);
+      const s = Math.min(c.width / fw, c.height / fh);
+      return { x: c.left + (c.width - fw * s) / 2 + x * s, y: c.top + (c.height - fh * s) / 2 + y * s };
+    },
+    [x, y],
+  );
+}
+
+/** The colour of the screen's canvas at a point of the agent's page. */
+async function pixel(page, x, y, testid = 'screen') {
+  return page.getByTestId(testid).evaluate(
+    (el, [x, y]) => {
+      const canvas = el.querySelector('canvas');
+      const c = canvas.getBoundingClientRect();
+      const fw = Number(el.dataset.frameWidth);
+      const fh = Number(el.dataset.frameHeight);
+      const s = Math.min(c.width / fw, c.height / fh);
+      const k = canvas.width / c.width;
+      const px = Math.round(((c.width - fw * s) / 2 + x * s) * k);
+      const py = Math.round(((c.height - fh * s) / 2 + y * s) * k);
+      return [...canvas.getContext('2d').getImageData(px, py, 1, 1).data];
+    },
+    [x, y],
+  );
+}
+
+const near = (got, want, tol = 40) => got.slice(0, 3).every((v, i) => Math.abs(v - want[i]) <= tol) && got[3] > 200;
+
+/** Waits until the canvas shows `want` (r, g, b) at a point of the agent's page. */
+async function waitForColour(page, x, y, want, testid = 'screen') {
+  let got;
+  for (let i = 0; i < 100; i++) {
+    got = await pixel(page, x, y, testid);
+    if (near(got, want)) return;
+    await page.waitForTimeout(100);
+  }
+  assert.fail(`the screen at (${x}, ${y}) is rgba(${got}), want about rgb(${want})`);
+}
+
+const BLUE = [37, 99, 235];
+const GREEN = [22, 163, 74];
+const WHITE = [255, 255, 255];
+
+describe('desktop', () => {
+  let page;
+  let ada;
+
+  test('the agent opens a page: the Desktop tab shows it live, with its address and last action', async () => {
+    const board = await call('GET', `/api/workspaces/${wsId}/board`);
+    ada = await call('POST', `/api/workspaces/${wsId}/agents`, {
+      name: 'Ada Lovelace',
+      box_id: board.boxes[0].id,
+      capabilities: ['browser'],
+    });
+    page = await openApp(context, server);
+    await agent(page, ada.handle).click();
+    await openTab(page, 'Desktop');
+    const tab = page.getByTestId('desktop-tab');
+    await tab.getByTestId('desktop-off').getByText('Browser not started').waitFor();
+    await tab.getByTestId('browser-start').waitFor();
+    await shoot(page, 'desktop-off');
+
+    await openTab(page, 'Chat');
+    await useTool(page, 'browser_open', { url: siteUrl });
+    await page.getByTestId('msg-agent').filter({ hasText: 'Tool said:' }).waitFor({ timeout: 60_000 });
+
+    await openTab(page, 'Desktop');
+    await tab.getByTestId('desktop-state').getByText('Ada Lovelace is using its browser').waitFor({ timeout: 10_000 });
+    await tab.getByTestId('desktop-title').getByText('Before').waitFor();
+    assert.match(await tab.getByTestId('desktop-url').textContent(), /^127\.0\.0\.1:\d+\/form$/);
+    assert.match(await tab.getByTestId('desktop-last-action').textContent(), /opened/i);
+    assert.equal(await tab.getByTestId('take-over').isVisible(), true);
+
+    // Frames arrive and are drawn, letterboxed: the blue button and the white page.
+    const screen = tab.getByTestId('screen');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="screen"]')?.dataset.frames) > 0, null, { timeout: 15_000 });
+    assert.ok(Number(await screen.getAttribute('data-frame-width')) > 300);
+    await waitForColour(page, 52, 52, BLUE);
+    await waitForColour(page, 600, 500, WHITE);
+    await shoot(page, 'desktop-live');
+    assert.deepEqual(page.errors, []);
+  });
+
+  test('take over: a click through the panel presses the button on the page; hand back', async () => {
+    const tab = page.getByTestId('desktop-tab');
+    await tab.getByTestId('take-over').click();
+    await tab.getByTestId('desktop-state').getByText('You have the browser').waitFor();
+    await tab.getByTestId('hand-back').waitFor();
+    await tab.getByTestId('desktop-control-note').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'screen-keys', 'the keyboard goes to the page');
+
+    const at = await onScreen(page, 170, 100);
+    await page.mouse.click(at.x, at.y);
+    await tab.getByTestId('desktop-title').getByText('Clicked').waitFor({ timeout: 10_000 });
+    await waitForColour(page, 600, 500, GREEN);
+
+    // Escape goes to the page, not to the panel (which would close).
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(200);
+    assert.equal(await page.getByTestId('agent-panel').count(), 1);
+    await shoot(page, 'desktop-control');
+
+    // A short window: the screen gets less height than the page's shape wants, so the picture has bars left and right.
+    await page.setViewportSize({ width: 1000, height: 520 });
+    await page.waitForTimeout(300);
+    const field = await onScreen(page, 200, 244);
+    const left = await onScreen(page, 0, 0);
+    const box = await tab.getByTestId('screen').locator('canvas').boundingBox();
+    assert.ok(left.x > box.x + 20, `a bar left of the picture: it starts at ${left.x}, the screen at ${box.x}`);
+    await page.mouse.click(field.x, field.y);
+    await page.keyboard.type('Adaa');
+    await page.keyboard.press('Backspace');
+    await shoot(page, 'desktop-short');
+    await page.keyboard.press('Enter');
+    await tab.getByTestId('desktop-title').getByText('Hello Ada', { exact: true }).waitFor({ timeout: 10_000 });
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    await tab.getByTestId('hand-back').click();
+    await tab.getByTestId('desktop-state').getByText('Ada Lovelace is using its browser').waitFor();
+    await tab.getByTestId('take-over').waitFor();
+    const state = await call('GET', `/api/workspaces/${wsId}/agents/${ada.id}/browser`);
+    assert.equal(state.in_control, false);
+    assert.equal(state.title, 'Hello Ada');
+    assert.match(state.url, /\/hello\?name=Ada$/);
+    assert.deepEqual(page.errors, []);
+  });
+
+  test('a takeover card: Open Desktop takes over; Hand back answers it and the run goes on', async () => {
+    await openTab(page, 'Chat');
+    await useTool(page, 'request_takeover', { reason: 'Solve the captcha on the sign-in page.' });
+    const card = page.locator('[data-testid="pause-card"][data-kind="takeover"]');
+    await card.waitFor({ timeout: 20_000 });
+    assert.equal(await card.locator('h3').textContent(), `@${ada.handle} needs your hands: Solve the captcha on the sign-in page.`);
+    assert.match(await card.getByTestId('takeover-url').textContent(), /127\.0\.0\.1:\d+\/hello\?name=Ada/);
+    await page.getByTestId('chat-pause').getByText('Asked you to take over: Solve the captcha on the sign-in page.').waitFor();
+    await shoot(page, 'pause-takeover');
+
+    await page.getByTestId('tab-handle').click(); // its name carries the count
+    const row = page.getByTestId('tohandle-pause').filter({ hasText: 'needs your hands' });
+    await row.getByText('Take over in Desktop').waitFor();
+    await openTab(page, 'Chat');
+
+    await card.getByTestId('open-desktop').click();
+    const tab = page.getByTestId('desktop-tab');
+    await tab.waitFor();
+    assert.equal(await page.getByTestId('tab-desktop').getAttribute('aria-selected'), 'true');
+    await tab.getByTestId('hand-back').waitFor({ timeout: 10_000 });
+    await tab.locator('[data-testid="desktop-state"]').filter({ hasText: /you have the browser/i }).waitFor();
+
+    await tab.getByTestId('hand-back').click();
+    await tab.getByTestId('take-over').waitFor();
+    await openTab(page, 'Chat');
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    await page.getByTestId('chat-resume').getByText('You handed back').waitFor({ timeout: 10_000 });
+    await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*handed/i }).waitFor({ timeout: 20_000 });
+    assert.deepEqual(page.errors, []);
+  });
+
+  test('the Desktops grid shows each running browser live; a tile opens its Desktop tab', async () => {
+    const board = await call('GET', `/api/workspaces/${wsId}/board`);
+    const bob = await call('POST', `/api/workspaces/${wsId}/agents`, { name: 'Bob Idle', box_id: board.boxes[0].id, capabilities: ['browser'] });
+    await page.getByTestId('panel-close').click();
+    await page.getByTestId('open-desktops').click();
+    const grid = page.getByTestId('desktops-grid');
+    const tile = grid.locator(`[data-testid="desktop-tile"][data-agent-id="${ada.id}"]`);
+    await tile.waitFor({ timeout: 10_000 });
+    assert.equal(await grid.locator(`[data-testid="desktop-tile"][data-agent-id="${bob.id}"]`).count(), 0, 'a browser not started has no tile');
+    await grid.getByText('Not running: Bob Idle').waitFor();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="tile-screen"]')?.dataset.frames) > 0, null, { timeout: 15_000 });
+    await waitForColour(page, 600, 500, GREEN, 'tile-screen');
+    await shoot(page, 'desktops-grid');
+
+    await tile.click();
+    await grid.waitFor({ state: 'detached' });
+    await page.getByTestId('agent-panel').waitFor();
+    assert.equal(await page.getByTestId('agent-panel').getAttribute('data-agent-id'), ada.id);
+    assert.equal(await page.getByTestId('tab-desktop').getAttribute('aria-selected'), 'true');
+    await page.getByTestId('desktop-tab').getByTestId('take-over').waitFor();
+    assert.deepEqual(page.errors, []);
+  });
+});

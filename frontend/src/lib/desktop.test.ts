@@ -1,0 +1,214 @@
+import { describe, expect, it } from 'vitest';
+import { ago, holder, NOT_STARTED, readState, shortUrl } from './desktop';
+import { ScreenSocket, type Frame } from './desktop.svelte';
+
+describe('readState', () => {
+  it('reads the wire shape, tabs included', () => {
+    const s = readState({
+      running: true,
+      url: 'https://a.example/',
+      title: 'A',
+      tabs: [{ id: 1, url: 'https://a.example/', title: 'A', active: true }, null, { id: 'x2', url: 'u' }],
+      in_control: true,
+      waiting: true,
+      last_action: 'clicked [12] Sign in',
+      last_action_at: '2026-01-01T10:00:00Z',
+    });
+    expect(s).toEqual({
+      running: true,
+      url: 'https://a.example/',
+      title: 'A',
+      tabs: [
+        { id: '1', url: 'https://a.example/', title: 'A', active: true },
+        { id: 'x2', url: 'u', title: '', active: false },
+      ],
+      in_control: true,
+      waiting: true,
+      last_action: 'clicked [12] Sign in',
+      last_action_at: '2026-01-01T10:00:00Z',
+    });
+  });
+  it('missing fields are zero; a zero time is no time', () => {
+    expect(readState({})).toEqual(NOT_STARTED);
+    expect(readState({ last_action_at: '0001-01-01T00:00:00Z' }).last_action_at).toBeNull();
+  });
+});
+
+describe('holder', () => {
+  const on = { ...NOT_STARTED, running: true };
+  const cases = [
+    { name: 'no state yet', s: null, want: { who: 'off', text: 'Browser not started' } },
+    { name: 'not running', s: NOT_STARTED, want: { who: 'off', text: 'Browser not started' } },
+    { name: 'the agent has it', s: on, want: { who: 'agent', text: 'Ada is using its browser' } },
+    { name: 'the person has it', s: { ...on, in_control: true }, want: { who: 'you', text: 'You have the browser' } },
+    { name: 'the agent waits for the person', s: { ...on, in_control: true, waiting: true }, want: { who: 'waiting', text: 'Waiting: you have the browser' } },
+  ] as const;
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(holder(c.s, 'Ada')).toEqual(c.want);
+    });
+  }
+});
+
+describe('shortUrl and ago', () => {
+  it('drops the scheme and a bare slash', () => {
+    expect(shortUrl('https://a.example/')).toBe('a.example');
+    expect(shortUrl('http://127.0.0.1:8080/login?next=%2F#top')).toBe('127.0.0.1:8080/login?next=%2F#top');
+    expect(shortUrl('about:blank')).toBe('about:blank');
+    expect(shortUrl('data:text/html,hi')).toBe('data:text/html,hi');
+    expect(shortUrl('')).toBe('');
+  });
+  it('ago', () => {
+    const now = Date.parse('2026-01-01T10:00:00Z');
+    expect(ago(null, now)).toBe('');
+    expect(ago('2026-01-01T09:59:58Z', now)).toBe('just now');
+    expect(ago('2026-01-01T09:59:30Z', now)).toBe('30 s ago');
+    expect(ago('2026-01-01T09:57:00Z', now)).toBe('3 min ago');
+    expect(ago('2026-01-01T07:00:00Z', now)).toBe('3 h ago');
+  });
+});
+
+// ---- the socket ----
+
+class FakeWS {
+  static made: FakeWS[] = [];
+  readyState = 0;
+  binaryType = '';
+  sent: string[] = [];
+  closed = false;
+  onopen: (() => void) | null = null;
+  onmessage: ((e: { data: unknown }) => void) | null = null;
+  onclose: (() => void) | null = null;
+  constructor(readonly url: string) {
+    FakeWS.made.push(this);
+  }
+  send(s: string) {
+    this.sent.push(s);
+  }
+  close() {
+    this.closed = true;
+    this.readyState = 3;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+  message(data: unknown) {
+    this.onmessage?.({ data });
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose?.();
+  }
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+function setup() {
+  FakeWS.made = [];
+  const timers: { fn: () => void; ms: number; cleared?: boolean }[] = [];
+  let drops = 0;
+  const s = new ScreenSocket('/api/workspaces/w/agents/a/browser/screen', {
+    address: async (p) => `ws://127.0.0.1:7777${p}`,
+    WebSocketImpl: FakeWS as unknown as typeof WebSocket,
+    setTimer: (fn, ms) => {
+      const t = { fn, ms };
+      timers.push(t);
+      return t;
+    },
+    clearTimer: (t) => ((t as { cleared?: boolean }).cleared = true),
+    random: () => 0,
+    onDropped: () => drops++,
+  });
+  const frames: Frame[] = [];
+  s.onFrame((f) => frames.push(f));
+  return { s, timers, frames, drops: () => drops, ws: () => FakeWS.made.at(-1)! };
+}
+
+describe('ScreenSocket', () => {
+  it('pairs each JPEG with the header before it; state messages set the state', async () => {
+    const { s, frames, ws } = setup();
+    s.open();
+    await flush();
+    expect(ws().url).toBe('ws://127.0.0.1:7777/api/workspaces/w/agents/a/browser/screen');
+    expect(ws().binaryType).toBe('blob');
+    ws().open();
+    expect(s.status).toBe('live');
+    ws().message('{"type":"error","message":"take over the browser before sending input to it"}');
+    expect(s.error).toBe('take over the browser before sending input to it');
+    ws().message('{"type":"state","running":true,"url":"https://a.example/","in_control":false}');
+    expect(s.state?.running).toBe(true);
+    expect(s.error).toBe('');
+    ws().message('{"type":"frame","width":1280,"height":800,"url":"https://a.example/","title":"A"}');
+    const jpeg = new Blob([new Uint8Array([0xff, 0xd8])], { type: 'image/jpeg' });
+    ws().message(jpeg);
+    expect(frames).toHaveLength(1);
+    expect(frames[0]!.header).toMatchObject({ width: 1280, height: 800, title: 'A' });
+    expect(frames[0]!.data).toBe(jpeg);
+    expect(s.header).toMatchObject({ width: 1280, height: 800 });
+    // A JPEG without its own header keeps the last size.
+    ws().message(jpeg);
+    expect(frames).toHaveLength(2);
+    expect(frames[1]!.header.width).toBe(1280);
+  });
+
+  it('drops a JPEG before any header (its size is unknown)', async () => {
+    const { s, frames, ws } = setup();
+    s.open();
+    await flush();
+    ws().open();
+    ws().message(new Blob([new Uint8Array([1])]));
+    expect(frames).toHaveLength(0);
+  });
+
+  it('sends input only while open', async () => {
+    const { s, ws } = setup();
+    expect(s.send({ type: 'type', text: 'x' })).toBe(false);
+    s.open();
+    await flush();
+    expect(s.send({ type: 'type', text: 'x' })).toBe(false);
+    ws().open();
+    expect(s.send({ type: 'mousemove', x: 1, y: 2 })).toBe(true);
+    expect(ws().sent).toEqual(['{"type":"mousemove","x":1,"y":2}']);
+  });
+
+  it('reconnects with a growing delay, and starts over once a message arrives', async () => {
+    const { s, timers, drops, ws } = setup();
+    s.open();
+    await flush();
+    ws().drop();
+    expect(s.status).toBe('reconnecting');
+    expect(drops()).toBe(1);
+    expect(timers.map((t) => t.ms)).toEqual([500]);
+    timers[0]!.fn();
+    await flush();
+    expect(FakeWS.made).toHaveLength(2);
+    ws().drop();
+    expect(timers.map((t) => t.ms)).toEqual([500, 1000]);
+    timers[1]!.fn();
+    await flush();
+    ws().open();
+    ws().message('{"type":"state","running":true}');
+    ws().drop();
+    expect(timers.map((t) => t.ms)).toEqual([500, 1000, 500]);
+  });
+
+  it('close stops for good: no reconnect, the socket closed', async () => {
+    const { s, timers, ws } = setup();
+    s.open();
+    await flush();
+    const first = ws();
+    first.drop();
+    s.close();
+    expect(timers[0]!.cleared).toBe(true);
+    expect(s.status).toBe('closed');
+    s.open();
+    await flush();
+    const second = ws();
+    expect(second).not.toBe(first);
+    s.close();
+    expect(second.closed).toBe(true);
+    second.drop(); // a late close event of the old socket
+    expect(timers).toHaveLength(1);
+  });
+});
