@@ -419,6 +419,11 @@ func (s *Service) record(ctx context.Context, cn Connector, c *conn) error {
 	}
 	if status == StatusBlockedChanged && cn.Status != StatusBlockedChanged {
 		s.log.Warn("app changed pinned tool definitions; blocked until approved", "connector", cn.ID, "app", cn.Name, "agent", cn.AgentID)
+		if s.onBlocked != nil {
+			blockedCn := cn
+			blockedCn.Status = status
+			s.onBlocked(context.WithoutCancel(ctx), blockedCn)
+		}
 	}
 	// Only news is published: the Apps tab refreshes on it, and may check
 	// status again, which must not echo forever.

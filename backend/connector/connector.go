@@ -96,6 +96,9 @@ type Deps struct {
 	Catalog   *Catalog     // nil: the embedded catalog
 	Bus       *event.Bus   // nil: no change events
 	Logger    *slog.Logger // nil: discard
+	// OnBlocked is told when an app's server changed a pinned tool
+	// definition, so the person can be asked to review it (nil: nobody).
+	OnBlocked func(ctx context.Context, c Connector)
 }
 
 // Config tunes the service. Zero values take the defaults.
@@ -155,6 +158,7 @@ type Service struct {
 	catalog   *Catalog
 	bus       *event.Bus
 	log       *slog.Logger
+	onBlocked func(context.Context, Connector)
 	cfg       Config
 
 	// ctx lives as long as the service: long-lived transports (stdio
@@ -186,7 +190,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{db: d.DB, workspace: d.Workspace, vars: d.Vars, catalog: cat, bus: d.Bus, log: log,
-		cfg: cfg.withDefaults(), ctx: ctx, cancel: cancel, slots: map[string]*slot{}, pending: map[string]*authFlow{}}, nil
+		onBlocked: d.OnBlocked, cfg: cfg.withDefaults(), ctx: ctx, cancel: cancel, slots: map[string]*slot{}, pending: map[string]*authFlow{}}, nil
 }
 
 // Catalog is the app catalog the service installs from.

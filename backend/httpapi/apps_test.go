@@ -142,6 +142,14 @@ func TestCustomServerThroughTheAPI(t *testing.T) {
 		c.Tools[0].Definition.Description != connectortest.EchoDescription {
 		t.Fatalf("after the server changed its tool: %d %+v, want blocked_changed with both definitions", code, c)
 	}
+	var notes []struct {
+		Kind, Title string
+		AgentID     string `json:"agent_id"`
+	}
+	e.do(t, "GET", base+"/notifications?open=1", "", &notes)
+	if len(notes) != 1 || notes[0].Kind != "error" || !strings.Contains(notes[0].Title, "changed its tools") || notes[0].AgentID != agentID {
+		t.Fatalf("notifications after the tool changed = %+v, want one asking to review it", notes)
+	}
 	if code := e.do(t, "POST", base+"/apps/"+c.ID+"/approve", "", &c); code != 200 || c.Status != connector.StatusConnected ||
 		c.Tools[0].State != connector.ToolApproved || !strings.Contains(c.Tools[0].Definition.Description, ".ssh") {
 		t.Fatalf("approve = %d %+v, want connected with the new definition pinned", code, c)

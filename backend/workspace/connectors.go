@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/rerun-build/rerun-desktop/backend/connector"
+	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
@@ -12,8 +13,20 @@ import (
 // openApps wires the apps (connectors and MCP servers) of the workspace id
 // in dir: credentials come from its variables, a stdio server of an agent
 // starts in that agent's files folder.
-func (h *Home) openApps(id, dir string, db *store.DB, vars *secret.Variables) (*connector.Service, error) {
-	return connector.New(connector.Deps{DB: db, Workspace: id, Vars: vars, Bus: &h.bus, Logger: h.log.With("workspace", id)},
+//
+// An app whose server changes a pinned tool definition is blocked; the person
+// is told, to review and re-approve it in the Apps tab.
+func (h *Home) openApps(id, dir string, db *store.DB, vars *secret.Variables, notes *notify.Service) (*connector.Service, error) {
+	log := h.log.With("workspace", id)
+	blocked := func(ctx context.Context, c connector.Connector) {
+		_, err := notes.Notify(ctx, notify.Input{AgentID: c.AgentID, Kind: notify.Error, Automated: true,
+			Title: c.Name + " changed its tools: review them",
+			Body:  "A tool definition of " + c.Name + " is not the one you approved, so its tools are blocked. Review the change in the agent's Apps tab and approve it, or uninstall the app."})
+		if err != nil {
+			log.Warn("notify of a blocked app", "connector", c.ID, "err", err)
+		}
+	}
+	return connector.New(connector.Deps{DB: db, Workspace: id, Vars: vars, Bus: &h.bus, Logger: log, OnBlocked: blocked},
 		connector.Config{AgentsDir: filepath.Join(dir, "agents")})
 }
 

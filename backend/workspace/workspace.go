@@ -501,7 +501,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Models:    newModels(h.modelSettings, vars),
 		info:      Info{ID: id},
 	}
-	if w.Connectors, err = h.openApps(id, dir, db, vars); err != nil {
+	if w.Connectors, err = h.openApps(id, dir, db, vars, w.Notify); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s apps: %w", id, err)
 	}

@@ -32,7 +32,15 @@ export class ChatState {
   activeRun = $derived([...this.runs].reverse().find((r) => isActive(r.status)));
   /** The session's open pause: its card replaces the message box. */
   pause = $derived(this.transcript?.session.id === this.sessionId ? (this.transcript.pause ?? null) : null);
-  status = $derived(this.activeRun ? runActivity(this.activeRun, this.streamed[this.activeRun.id]) : '');
+  /** A browser tool of the agent waits because the person holds its browser. */
+  browserWaits = $state(false);
+  status = $derived(
+    this.activeRun
+      ? this.browserWaits && this.activeRun.status === 'running'
+        ? 'Waiting: you have the browser'
+        : runActivity(this.activeRun, this.streamed[this.activeRun.id])
+      : '',
+  );
 
   async load() {
     this.loading = true;
@@ -97,6 +105,13 @@ export class ChatState {
     if (ev.session !== this.sessionId || !this.sessionId) return;
     if (ev.kind === 'run.step' && ev.id) this.pending.step(ev.id);
     void this.refresh().catch(() => {});
+  }
+
+  /** The agent's browser changed hands or state: does a tool of this run wait for the hand-back? */
+  async onBrowser(ev: ChangeEvent) {
+    if (ev.workspace !== this.wsId || ev.agent !== this.agentId) return;
+    const state = await api.getBrowser(this.wsId, this.agentId).catch(() => null);
+    this.browserWaits = !!state?.waiting;
   }
 
   /** A pause of the open session was raised or answered (the card comes or goes). */
