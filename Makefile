@@ -63,6 +63,10 @@ test-e2e: server $(BIN)/fakellm
 $(BIN)/fakellm: $(GOSRC)
 	CGO_ENABLED=0 $(GO) build -o $@ ./backend/llm/llmtest/cmd/fakellm
 
+# rerun-relay: the hosted relay (sync/cmd/rerun-relay), a static binary.
+$(BIN)/rerun-relay: $(GOSRC)
+	CGO_ENABLED=0 $(GO) build -o $@ ./sync/cmd/rerun-relay
+
 test-desktop: build
 	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
 
@@ -72,7 +76,7 @@ bench: build server $(BIN)/fakellm
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
+	"github.com/rerun-build/rerun-desktop/backend/template"
 )
 
 // cookieName is per port: browsers share cookies across ports of one host, and
@@ -144,17 +146,32 @@ func isSkillImport(r *http.Request) bool {
 		parts[3] == "agents" && parts[5] == "skills" && parts[6] == "import"
 }
 
-// bodyLimit is MaxBodyBytes, or MaxImportBytes for a skill import.
+// isTemplateImport reports whether r is POST /api/workspaces/{ws}/templates/import,
+// whose body is a .rerun-template file.
+func isTemplateImport(r *http.Request) bool {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return r.Method == http.MethodPost && len(parts) == 5 && parts[0] == "api" && parts[1] == "workspaces" &&
+		parts[3] == "templates" && parts[4] == "import"
+}
+
+// bodyLimit is MaxBodyBytes, or MaxImportBytes for a skill import, or
+// template.MaxPackageBytes for a template import.
 func bodyLimit(r *http.Request) int64 {
-	if isSkillImport(r) {
+	switch {
+	case isSkillImport(r):
 		return MaxImportBytes
+	case isTemplateImport(r):
+		return template.MaxPackageBytes
 	}
 	return MaxBodyBytes
 }
 
 func tooLarge(r *http.Request) string {
-	if isSkillImport(r) {
+	switch {
+	case isSkillImport(r):
 		return "the .zip is larger than 12 MiB; a skill holds at most 10 MiB, so leave large files out"
+	case isTemplateImport(r):
+		return fmt.Sprintf("the .rerun-template file is larger than %d MiB, the most a template package holds", template.MaxPackageBytes>>20)
 	}
 	return "request body is larger than 1 MiB; send less"
 }

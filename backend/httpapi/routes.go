@@ -80,6 +80,7 @@ func (s *Server) routes() {
 	s.automationRoutes()   // automations.go: schedules, triggers, the /hooks/ intake
 	s.appRoutes()          // apps.go: catalog, installed apps, custom MCP servers, the OAuth callback
 	s.desktopRoutes()      // desktop.go: each agent's browser, its screen WebSocket
+	s.templateRoutes()     // templates.go: the template library, save as template, install, export, import
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -62,7 +62,8 @@ const instructions = `This server manages one Rerun workspace: its agents (AI co
 	`Find agents with list_agents, start work with send_message (optionally waiting for the answer), and read what happened with get_run. ` +
 	`Give an agent work that starts on its own with upsert_schedule (a cron expression in a time zone, or a date) and upsert_trigger (a webhook URL other services call). ` +
 	`Give it apps (GitHub, Slack, Notion…) with search_connectors and attach_connector; the person then signs in to them in the app. ` +
-	`Some things are deliberately left to the person in the Rerun app: creating spaces, entering credentials or API keys, managing API keys, and answering an agent's questions or approvals.`
+	`Package an agent for others to install with create_template (from_agent) and the other template tools; submit_template checks one and marks it submitted. ` +
+	`Some things are deliberately left to the person in the Rerun app: creating spaces, entering credentials or API keys, managing API keys, answering an agent's questions or approvals, and publishing a template (the app exports the file to share).`
 
 // NewServer returns the MCP server with every tool registered.
 //

@@ -133,10 +133,16 @@ func TestToolsListGolden(t *testing.T) {
 	}
 	for _, n := range []string{"list_spaces", "list_agents", "get_agent", "create_agent", "update_agent", "delete_agent",
 		"send_message", "list_runs", "get_run", "list_tables", "db_query", "db_execute", "list_space_tables", "space_db_query", "space_db_execute",
-		"search_connectors", "list_connectors", "list_agent_connectors", "attach_connector", "detach_connector"} {
+		"search_connectors", "list_connectors", "list_agent_connectors", "attach_connector", "detach_connector",
+		"list_templates", "get_template", "create_template", "update_template", "delete_template", "upsert_template_skill",
+		"delete_template_skill", "upsert_template_schedule", "delete_template_schedule", "upsert_template_file",
+		"delete_template_file", "submit_template"} {
 		if !names[n] {
 			t.Errorf("tool %s missing", n)
 		}
+	}
+	if len(res.Tools) != 45 {
+		t.Errorf("%d tools, want the product's 45", len(res.Tools))
 	}
 }
 

@@ -23,6 +23,7 @@ func tools() []toolDef {
 	all = append(all, triggerTools()...)
 	all = append(all, databaseTools()...)
 	all = append(all, connectorTools()...) // connectors.go
+	all = append(all, templateTools()...)  // templates.go
 	return all
 }
 

@@ -174,9 +174,11 @@ func (s *Service) rootOf(ctx context.Context, r Run) Run {
 
 // automated reports whether a run was started without a person asking for
 // it: by a schedule, a trigger or the API (an agent's call counts as what
-// started its caller).
+// started its caller). A card raised by Ask answers something the person
+// just did in the app (installing a template).
 func (s *Service) automated(ctx context.Context, r Run) bool {
-	return s.rootOf(ctx, r).Source != SourceChat
+	src := s.rootOf(ctx, r).Source
+	return src != SourceChat && src != SourceTemplate
 }
 
 // openPause records a card and pauses the run in one transaction. output is
@@ -297,6 +299,10 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 	}
 	ans, _ := json.Marshal(stored)
 	now := s.now()
+	r, err := s.Get(ctx, p.RunID)
+	if err != nil {
+		return Pause{}, err
+	}
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE pauses SET status = ?, answer = ?, answered_at = ? WHERE id = ? AND status = 'open'`,
 			status, string(ans), store.FormatTime(now), id)
@@ -305,6 +311,9 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fault.Conflict("this card was answered meanwhile")
+		}
+		if r.Source == SourceTemplate {
+			return endAsked(ctx, tx, p, status, now)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'queued' WHERE id = ? AND status = 'paused'`, p.RunID)
 		return err
@@ -323,6 +332,10 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		}
 	}
 	s.log.Info("pause answered", "pause", id, "run", p.RunID, "status", status)
+	if r.Source == SourceTemplate {
+		s.signal(p.RunID) // ended with its answer: nothing to resume
+		return p, nil
+	}
 	s.wake()
 	return p, nil
 }

@@ -51,6 +51,9 @@ const (
 	SourceAPI      = "api"
 	SourceSchedule = "schedule"
 	SourceTrigger  = "trigger"
+	// SourceTemplate is a system run that only carries a card raised
+	// without a model turn (Ask), e.g. while a template is installed.
+	SourceTemplate = "template"
 )
 
 // Run is one execution of an agent.

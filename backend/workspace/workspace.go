@@ -13,6 +13,7 @@
 //	<data-dir>/workspaces/<id>/shared.db    the shared database
 //	<data-dir>/workspaces/<id>/vectors/      memory embeddings (chromem-go), with an embedder
 //	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db,browser/}
+//	<data-dir>/workspaces/<id>/templates/<template-id>/{soul.md,skills/,files/}
 package workspace
 
 import (
@@ -47,6 +48,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/template"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 )
 
@@ -127,6 +129,9 @@ type Workspace struct {
 	// Connectors are the apps and MCP servers installed on the agents;
 	// their stdio servers end when the workspace closes.
 	Connectors *connector.Service
+	// Templates is the template library: agents packaged to install again
+	// here or elsewhere.
+	Templates *template.Service
 
 	mu   sync.Mutex
 	info Info
@@ -453,7 +458,7 @@ func cleanName(name string) (string, error) {
 // openWorkspace opens (migrating) one workspace folder and wires its services.
 func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error) {
 	dir := filepath.Join(h.workspacesDir(), id)
-	for _, sub := range []string{"shared", "agents"} {
+	for _, sub := range []string{"shared", "agents", "templates"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			return nil, fmt.Errorf("open workspace %s: %w", id, err)
 		}
@@ -524,6 +529,11 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.Triggers = trigger.NewService(trigger.Deps{
 		DB: db, Workspace: id, Runs: automationRuns{w.Runs, run.SourceTrigger}, Secrets: vars, Bus: &h.bus, Logger: log,
 	}, trigger.Config{})
+	w.Templates = template.New(template.Deps{
+		DB: db, Dir: filepath.Join(dir, "templates"), Workspace: id, Bus: &h.bus, Logger: log,
+		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
+		Connectors: w.Connectors, Variables: vars, Runs: w.Runs, Notify: w.Notify,
+	})
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
