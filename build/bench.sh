@@ -147,4 +147,14 @@ fi
 size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
 echo "binary size, static server ($srv): $(size "$srv")"
 [ -n "$desk" ] && echo "binary size, desktop ($desk): $(size "$desk")"
+
+# The relay (sync/): webhooks to a durable 202 (SQLite; PostgreSQL too when
+# RERUN_TEST_POSTGRES is set), and webhook → run queued on a connected
+# desktop through the relay's WebSocket, one at a time, on loopback.
+(cd "$root" && go test -run '^$' -bench 'BenchmarkIntake' -benchtime 3s ./sync/relay/ &&
+  go test -run '^$' -bench 'BenchmarkDeliveryLatency$' -benchtime 1000x ./sync/client/) |
+  awk '/^BenchmarkIntake\// { for (i = 2; i <= NF; i++) m[$i] = $(i-1); store = $1; sub(/^BenchmarkIntake\//, "", store); sub(/-[0-9]+$/, "", store)
+      printf "relay intake (%s, 16 senders, durable 202): %s req/s, p50 %s ms, p99 %s ms\n", store, m["req/s"], m["p50-ms"], m["p99-ms"]; delete m }
+    /^BenchmarkDeliveryLatency/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+      printf "webhook → run queued on the desktop through the relay (loopback): p50 %s ms, p99 %s ms\n", m["p50-ms"], m["p99-ms"]; delete m }'
 exit 0

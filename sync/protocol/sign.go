@@ -1,0 +1,84 @@
+package protocol
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Why a delivery frame was refused.
+var (
+	ErrUnsigned  = errors.New("the delivery frame has no id, timestamp or signature")
+	ErrExpired   = errors.New("the delivery frame's timestamp is more than 5 minutes from this computer's clock: check the clock, or a frame was replayed")
+	ErrSignature = errors.New("the delivery frame's signature does not match: the relay does not know this workspace's secret")
+)
+
+// TokenHash is how a trigger token is known to the relay and stored by the
+// desktop: hex SHA-256.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Verifier is what the relay keeps to check a workspace secret presented as
+// a Bearer token: hex SHA-256 (the secret has 256 random bits, so no slow
+// hash is needed).
+func Verifier(secret string) string { return TokenHash(secret) }
+
+// SigningKey is the key the relay signs delivery frames with, derived from
+// the workspace secret so that neither it nor the [Verifier] gives the
+// other: a leaked relay database lets no one connect as the workspace.
+func SigningKey(secret string) []byte {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte("rerun-relay delivery signing v1"))
+	return mac.Sum(nil)
+}
+
+// Sign returns the Standard Webhooks signature ("v1,<base64 HMAC-SHA256>")
+// of "<id>.<timestamp>.<payload>".
+func Sign(key []byte, id string, timestamp int64, payload []byte) string {
+	return "v1," + base64.StdEncoding.EncodeToString(mac(key, id, timestamp, payload))
+}
+
+// Verify checks a signature made by [Sign] and that timestamp (Unix
+// seconds) is within tolerance of now. signature may hold several
+// space-separated signatures (a rotating key); one matching is enough.
+func Verify(key []byte, id string, timestamp int64, signature string, payload []byte, now time.Time, tolerance time.Duration) error {
+	if id == "" || timestamp <= 0 || signature == "" {
+		return ErrUnsigned
+	}
+	// Compare in seconds: a far-off timestamp would overflow a Duration.
+	if d := now.Unix() - timestamp; d > int64(tolerance/time.Second) || -d > int64(tolerance/time.Second) {
+		return ErrExpired
+	}
+	want := mac(key, id, timestamp, payload)
+	for i, sig := range strings.Fields(signature) {
+		if i == 10 { // a sender rotating keys sends two or three
+			break
+		}
+		version, value, ok := strings.Cut(sig, ",")
+		if !ok || version != "v1" {
+			continue
+		}
+		got, err := base64.StdEncoding.DecodeString(value)
+		if err == nil && hmac.Equal(got, want) {
+			return nil
+		}
+	}
+	return ErrSignature
+}
+
+func mac(key []byte, id string, timestamp int64, payload []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(id))
+	m.Write([]byte("."))
+	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
+	m.Write([]byte("."))
+	m.Write(payload)
+	return m.Sum(nil)
+}

@@ -1,0 +1,472 @@
+package relay
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/rerun-build/rerun-desktop/sync/internal/sqldb"
+	"github.com/rerun-build/rerun-desktop/sync/protocol"
+)
+
+// Errors of the store, translated to HTTP statuses once, in the handlers.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// Store keeps what the relay needs and nothing more: workspaces (derived
+// values of their secrets), trigger token hashes, and deliveries not yet
+// acked. [OpenSQLite] (one relay process) and [OpenPostgres] (several
+// behind a load balancer) return one.
+type Store interface {
+	CreateWorkspace(ctx context.Context, w Workspace) error
+	// Workspace returns ErrNotFound for an unknown id.
+	Workspace(ctx context.Context, id string) (Workspace, error)
+	// DeleteWorkspace forgets a workspace, its tokens and deliveries.
+	DeleteWorkspace(ctx context.Context, id string) error
+	// SetTokens replaces a workspace's token hashes; ErrConflict when one
+	// belongs to another workspace.
+	SetTokens(ctx context.Context, workspaceID string, hashes []string) error
+	// TokenWorkspace returns the workspace a token hash belongs to, or
+	// ErrNotFound.
+	TokenWorkspace(ctx context.Context, hash string) (string, error)
+	// AddDeliveries commits deliveries in one transaction.
+	AddDeliveries(ctx context.Context, ds []Record) error
+	// Due returns up to limit of a workspace's live deliveries whose next
+	// attempt is at or before now, oldest first, and when the next one
+	// after now is due (zero if none).
+	Due(ctx context.Context, workspaceID string, now time.Time, limit int) ([]protocol.Delivery, time.Time, error)
+	// Ack deletes delivered deliveries and returns when each was received
+	// (ids unknown or already deleted are skipped).
+	Ack(ctx context.Context, workspaceID string, ids []string) ([]time.Time, error)
+	// Retry records a nack: one more attempt, its reason, the next try.
+	Retry(ctx context.Context, workspaceID, id, reason string, next time.Time) error
+	// Expire turns deliveries past their expiry into dead letters and
+	// deletes dead letters that died before prune.
+	Expire(ctx context.Context, now, prune time.Time) (expired, pruned int, err error)
+	DeadLetters(ctx context.Context, workspaceID string, limit int) ([]protocol.DeadLetter, error)
+	// Replay makes a dead letter live again, due now, expiring at expires.
+	Replay(ctx context.Context, workspaceID, id string, now, expires time.Time) error
+	DropDeadLetter(ctx context.Context, workspaceID, id string) error
+	Stats(ctx context.Context) (Stats, error)
+	// Listen calls fn with the workspace of each delivery made due by any
+	// process sharing the store, until ctx ends (nil) or its connection
+	// fails (the error: notifications may have been missed). A store only
+	// one process uses returns nil at once.
+	Listen(ctx context.Context, fn func(workspaceID string)) error
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Workspace is a workspace linked to the relay.
+type Workspace struct {
+	ID         string
+	Verifier   string // protocol.Verifier(secret)
+	SigningKey []byte // protocol.SigningKey(secret)
+	CreatedAt  time.Time
+}
+
+// Record is a delivery as the intake stores it.
+type Record struct {
+	WorkspaceID string
+	protocol.Delivery
+	ExpiresAt time.Time
+}
+
+// Stats counts the deliveries in the store, for /metrics.
+type Stats struct {
+	Pending, DeadLetters int
+}
+
+//go:embed sql
+var migrations embed.FS
+
+func migrationsOf(dir string) fs.FS {
+	sub, _ := fs.Sub(migrations, "sql/"+dir)
+	return sub
+}
+
+// OpenSQLite opens (creating if needed) a store in one SQLite file. Only one
+// relay process may use it.
+func OpenSQLite(ctx context.Context, path string) (Store, error) {
+	db, err := sqldb.OpenSQLite(ctx, path, migrationsOf("sqlite"))
+	if err != nil {
+		return nil, err
+	}
+	return newSQLStore(db, sqldb.SQLite, "")
+}
+
+// notifyChannel is the PostgreSQL channel on which a relay process tells
+// the others that a workspace has a delivery due.
+const notifyChannel = "rerun_relay_due"
+
+// OpenPostgres opens a store in the PostgreSQL database at url (a
+// postgres:// URL or key=value DSN, as pgx reads them), applying the
+// migrations. Several relay processes may share it.
+func OpenPostgres(ctx context.Context, url string) (Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(16)
+	db.SetMaxIdleConns(16)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	if err := sqldb.Migrate(ctx, db, migrationsOf("postgres"), sqldb.Postgres); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return newSQLStore(db, sqldb.Postgres, `SELECT pg_notify('`+notifyChannel+`', ?)`)
+}
+
+// sqlStore is the Store on database/sql; the two dialects share every
+// query, with ? rebound for PostgreSQL.
+type sqlStore struct {
+	db      *sql.DB
+	dialect sqldb.Dialect
+	notify  string // run in a transaction that makes a delivery due; "" for SQLite
+	// the intake's and the sender's hot statements, prepared once
+	lookup, insert, due, next *sql.Stmt
+}
+
+const deliveryColumns = `id, token_hash, received_at, method, query, header, body, attempts`
+
+func newSQLStore(db *sql.DB, d sqldb.Dialect, notify string) (*sqlStore, error) {
+	s := &sqlStore{db: db, dialect: d, notify: d.Rebind(notify)}
+	for _, p := range []struct {
+		into  **sql.Stmt
+		query string
+	}{
+		{&s.lookup, `SELECT workspace_id FROM tokens WHERE hash = ?`},
+		{&s.insert, `INSERT INTO deliveries (id, workspace_id, token_hash, received_at, method, query, header, body,
+			next_attempt_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.due, `SELECT ` + deliveryColumns + ` FROM deliveries
+			WHERE workspace_id = ? AND dead_at IS NULL AND next_attempt_at <= ? ORDER BY id LIMIT ?`},
+		{&s.next, `SELECT min(next_attempt_at) FROM deliveries WHERE workspace_id = ? AND dead_at IS NULL AND next_attempt_at > ?`},
+	} {
+		st, err := db.Prepare(d.Rebind(p.query))
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(p.query), " "), err)
+		}
+		*p.into = st
+	}
+	return s, nil
+}
+
+func ms(t time.Time) int64            { return t.UnixMilli() }
+func fromMS(v int64) time.Time        { return time.UnixMilli(v).UTC() }
+func (s *sqlStore) q(q string) string { return s.dialect.Rebind(q) }
+
+// tx runs fn in one transaction (BEGIN IMMEDIATE on SQLite).
+func (s *sqlStore) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *sqlStore) CreateWorkspace(ctx context.Context, w Workspace) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO workspaces (id, verifier, signing_key, created_at) VALUES (?, ?, ?, ?)`),
+		w.ID, w.Verifier, w.SigningKey, ms(w.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Workspace(ctx context.Context, id string) (Workspace, error) {
+	w := Workspace{ID: id}
+	var created int64
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT verifier, signing_key, created_at FROM workspaces WHERE id = ?`), id).
+		Scan(&w.Verifier, &w.SigningKey, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Workspace{}, ErrNotFound
+	}
+	if err != nil {
+		return Workspace{}, fmt.Errorf("read workspace: %w", err)
+	}
+	w.CreatedAt = fromMS(created)
+	return w, nil
+}
+
+func (s *sqlStore) DeleteWorkspace(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM workspaces WHERE id = ?`), id)
+	if err != nil {
+		return fmt.Errorf("delete workspace: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (s *sqlStore) SetTokens(ctx context.Context, workspaceID string, hashes []string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM tokens WHERE workspace_id = ?`), workspaceID); err != nil {
+			return fmt.Errorf("replace tokens: %w", err)
+		}
+		ins, err := tx.PrepareContext(ctx, s.q(`INSERT INTO tokens (hash, workspace_id) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`))
+		if err != nil {
+			return fmt.Errorf("replace tokens: %w", err)
+		}
+		defer ins.Close()
+		for _, h := range hashes {
+			res, err := ins.ExecContext(ctx, h, workspaceID)
+			if err != nil {
+				return fmt.Errorf("replace tokens: %w", err)
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return fmt.Errorf("token hash %.8s… belongs to another workspace: %w", h, ErrConflict)
+			}
+		}
+		return nil
+	})
+}
+
+func (s *sqlStore) TokenWorkspace(ctx context.Context, hash string) (string, error) {
+	var ws string
+	err := s.lookup.QueryRowContext(ctx, hash).Scan(&ws)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up token: %w", err)
+	}
+	return ws, nil
+}
+
+func (s *sqlStore) AddDeliveries(ctx context.Context, ds []Record) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		ins := tx.StmtContext(ctx, s.insert)
+		notified := map[string]bool{}
+		for _, d := range ds {
+			header, err := json.Marshal(d.Header)
+			if err != nil {
+				return fmt.Errorf("store delivery: %w", err)
+			}
+			if d.Body == nil {
+				d.Body = []byte{} // NOT NULL
+			}
+			if _, err := ins.ExecContext(ctx, d.ID, d.WorkspaceID, d.TokenHash, ms(d.ReceivedAt), d.Method, d.Query,
+				string(header), d.Body, ms(d.ReceivedAt), ms(d.ExpiresAt)); err != nil {
+				return fmt.Errorf("store delivery: %w", err)
+			}
+			if s.notify != "" && !notified[d.WorkspaceID] {
+				notified[d.WorkspaceID] = true
+				if _, err := tx.ExecContext(ctx, s.notify, d.WorkspaceID); err != nil {
+					return fmt.Errorf("store delivery: notify: %w", err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func (s *sqlStore) Due(ctx context.Context, workspaceID string, now time.Time, limit int) ([]protocol.Delivery, time.Time, error) {
+	rows, err := s.due.QueryContext(ctx, workspaceID, ms(now), limit)
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("read due deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []protocol.Delivery
+	for rows.Next() {
+		var d protocol.Delivery
+		var received int64
+		var header string
+		if err := rows.Scan(&d.ID, &d.TokenHash, &received, &d.Method, &d.Query, &header, &d.Body, &d.Attempt); err != nil {
+			return nil, time.Time{}, fmt.Errorf("read due deliveries: %w", err)
+		}
+		d.ReceivedAt = fromMS(received)
+		if err := json.Unmarshal([]byte(header), &d.Header); err != nil {
+			return nil, time.Time{}, fmt.Errorf("read delivery %s: header: %w", d.ID, err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, time.Time{}, fmt.Errorf("read due deliveries: %w", err)
+	}
+	var next sql.NullInt64
+	if err := s.next.QueryRowContext(ctx, workspaceID, ms(now)).Scan(&next); err != nil {
+		return nil, time.Time{}, fmt.Errorf("read next due delivery: %w", err)
+	}
+	var at time.Time
+	if next.Valid {
+		at = fromMS(next.Int64)
+	}
+	return out, at, nil
+}
+
+// placeholders returns "?, ?, …" n times.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func (s *sqlStore) Ack(ctx context.Context, workspaceID string, ids []string) ([]time.Time, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := []any{workspaceID}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`DELETE FROM deliveries WHERE workspace_id = ? AND id IN (`+placeholders(len(ids))+`)
+		RETURNING received_at`), args...)
+	if err != nil {
+		return nil, fmt.Errorf("ack deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []time.Time
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("ack deliveries: %w", err)
+		}
+		out = append(out, fromMS(v))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("ack deliveries: %w", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Retry(ctx context.Context, workspaceID, id, reason string, next time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE deliveries SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
+		WHERE workspace_id = ? AND id = ? AND dead_at IS NULL`), reason, ms(next), workspaceID, id)
+	if err != nil {
+		return fmt.Errorf("record nack of %s: %w", id, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Expire(ctx context.Context, now, prune time.Time) (expired, pruned int, err error) {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE deliveries SET dead_at = ? WHERE dead_at IS NULL AND expires_at <= ?`), ms(now), ms(now))
+		if err != nil {
+			return fmt.Errorf("expire deliveries: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		expired = int(n)
+		res, err = tx.ExecContext(ctx, s.q(`DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < ?`), ms(prune))
+		if err != nil {
+			return fmt.Errorf("prune dead letters: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		pruned = int(n)
+		return nil
+	})
+	return expired, pruned, err
+}
+
+func (s *sqlStore) DeadLetters(ctx context.Context, workspaceID string, limit int) ([]protocol.DeadLetter, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, token_hash, received_at, method, length(body), attempts, last_error, dead_at
+		FROM deliveries WHERE workspace_id = ? AND dead_at IS NOT NULL ORDER BY id DESC LIMIT ?`), workspaceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list dead letters: %w", err)
+	}
+	defer rows.Close()
+	out := []protocol.DeadLetter{}
+	for rows.Next() {
+		var d protocol.DeadLetter
+		var received, dead int64
+		if err := rows.Scan(&d.ID, &d.TokenHash, &received, &d.Method, &d.Size, &d.Attempts, &d.LastError, &dead); err != nil {
+			return nil, fmt.Errorf("list dead letters: %w", err)
+		}
+		d.ReceivedAt, d.DeadAt = fromMS(received), fromMS(dead)
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list dead letters: %w", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Replay(ctx context.Context, workspaceID, id string, now, expires time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE deliveries SET dead_at = NULL, attempts = 0, last_error = '',
+			next_attempt_at = ?, expires_at = ? WHERE workspace_id = ? AND id = ? AND dead_at IS NOT NULL`),
+			ms(now), ms(expires), workspaceID, id)
+		if err != nil {
+			return fmt.Errorf("replay %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		if s.notify != "" {
+			if _, err := tx.ExecContext(ctx, s.notify, workspaceID); err != nil {
+				return fmt.Errorf("replay %s: notify: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (s *sqlStore) DropDeadLetter(ctx context.Context, workspaceID, id string) error {
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM deliveries WHERE workspace_id = ? AND id = ? AND dead_at IS NOT NULL`), workspaceID, id)
+	if err != nil {
+		return fmt.Errorf("delete dead letter %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+func (s *sqlStore) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE dead_at IS NULL), count(*) FILTER (WHERE dead_at IS NOT NULL)
+		FROM deliveries`).Scan(&st.Pending, &st.DeadLetters)
+	if err != nil {
+		return Stats{}, fmt.Errorf("count deliveries: %w", err)
+	}
+	return st, nil
+}
+
+func (s *sqlStore) Listen(ctx context.Context, fn func(workspaceID string)) error {
+	if s.notify == "" {
+		return nil
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if _, err := pc.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+			return err
+		}
+		for {
+			n, err := pc.WaitForNotification(ctx)
+			if err != nil {
+				return err
+			}
+			fn(n.Payload)
+		}
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("listen: %w", err)
+}
+
+func (s *sqlStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+func (s *sqlStore) Close() error { return s.db.Close() }
