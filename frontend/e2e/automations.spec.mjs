@@ -4,7 +4,7 @@
 // trigger whose URL is copied once, called from outside, rotated and tested.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agent, apiClient, launchBrowser, openApp, openTab, shoot, startFakeLLM, startServer } from './harness.mjs';
+import { agent, apiClient, launchBrowser, openApp, openTab, runEnded, shoot, startFakeLLM, startServer } from './harness.mjs';
 
 let llm;
 let server;
@@ -31,15 +31,7 @@ after(async () => {
   await llm?.stop();
 });
 
-/** Waits until a run has ended and returns it. */
-async function ended(runId) {
-  for (let i = 0; i < 100; i++) {
-    const r = await call('GET', `/api/workspaces/${wsId}/runs/${runId}`);
-    if (['done', 'failed', 'cancelled'].includes(r.status)) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`run ${runId} did not end`);
-}
+const ended = (runId) => runEnded(call, wsId, runId);
 
 describe('automations', () => {
   let page;

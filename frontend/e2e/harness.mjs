@@ -249,6 +249,16 @@ export function apiClient(server) {
   };
 }
 
+/** Waits until a run has ended and returns it. */
+export async function runEnded(call, wsId, runId) {
+  for (let i = 0; i < 100; i++) {
+    const r = await call('GET', `/api/workspaces/${wsId}/runs/${runId}`);
+    if (['done', 'failed', 'cancelled'].includes(r.status)) return r;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`run ${runId} did not end`);
+}
+
 export async function closePanel(page) {
   await page.getByTestId('panel-close').click();
   await page.getByTestId('agent-panel').waitFor({ state: 'detached' });

@@ -300,3 +300,40 @@ describe('human in the loop', () => {
     expect(last().url).toBe('/api/workspaces/ws_1/triggers/tr_1/deliveries?limit=50');
   });
 });
+
+describe('templates', () => {
+  it('saves an agent as a template and reads its preview', async () => {
+    answer = () => json(200, { included: [], left_out: [] });
+    await api.templatePreview('ws_1', 'ag_1');
+    expect(last().url).toBe('/api/workspaces/ws_1/agents/ag_1/template-preview');
+    answer = () => json(201, { id: 'tp_1' });
+    await api.createTemplate('ws_1', { from_agent: 'ag_1', name: 'Scout' });
+    expect(last().url).toBe('/api/workspaces/ws_1/templates');
+    expect(last().init.method).toBe('POST');
+    expect(bodyOf(last())).toEqual({ from_agent: 'ag_1', name: 'Scout' });
+  });
+
+  it('installs into a box and gives the agent and its cards', async () => {
+    answer = () => json(201, { agent: { id: 'ag_2' }, cards: ['Fill HUBSPOT_TOKEN'] });
+    await expect(api.installTemplate('ws_1', 'tp_1', { box_id: 'bx_1' })).resolves.toEqual({ agent: { id: 'ag_2' }, cards: ['Fill HUBSPOT_TOKEN'] });
+    expect(last().url).toBe('/api/workspaces/ws_1/templates/tp_1/install');
+    expect(bodyOf(last())).toEqual({ box_id: 'bx_1' });
+  });
+
+  it('imports the file as the raw body and shows the refusal', async () => {
+    const file = new Blob(['PK'], { type: 'application/octet-stream' });
+    answer = () => json(400, { error: 'template.json: memories are never part of a template; export it again' });
+    await expect(api.importTemplate('ws_1', file)).rejects.toMatchObject({ status: 400, message: /memories are never part/ });
+    expect(last().url).toBe('/api/workspaces/ws_1/templates/import');
+    expect((last().init.headers as Record<string, string>)['Content-Type']).toBe('application/zip');
+    expect(last().init.body).toBe(file);
+  });
+
+  it('deletes one and gives the export address', async () => {
+    answer = () => new Response(null, { status: 204 });
+    await api.deleteTemplate('ws_1', 'tp_1');
+    expect(last().init.method).toBe('DELETE');
+    expect(last().url).toBe('/api/workspaces/ws_1/templates/tp_1');
+    expect(api.templateExportUrl('ws_1', 'tp 1')).toBe('/api/workspaces/ws_1/templates/tp%201/export');
+  });
+});

@@ -44,6 +44,7 @@ import type {
 } from './types';
 import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
+import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -139,6 +140,7 @@ const schedulePath = (wsId: string, id: string) => `${ws(wsId)}/schedules/${seg(
 const triggerPath = (wsId: string, id: string) => `${ws(wsId)}/triggers/${seg(id)}`;
 const appPath = (wsId: string, id: string) => `${ws(wsId)}/apps/${seg(id)}`;
 const skillPath = (wsId: string, agentId: string, name: string) => `${agentPath(wsId, agentId)}/skills/${seg(name)}`;
+const templatePath = (wsId: string, id: string) => `${ws(wsId)}/templates/${seg(id)}`;
 
 /** "?a=1&b=2" from the set values, or ''. */
 function query(params: Record<string, string | number | boolean | undefined>): string {
@@ -311,4 +313,21 @@ export const api = {
   /** Re-pins the server's current tool definitions. */
   approveApp: (wsId: string, id: string) => request<Connector>('POST', `${appPath(wsId, id)}/approve`),
   uninstallApp: (wsId: string, id: string) => request<void>('DELETE', appPath(wsId, id)),
+
+  listTemplates: (wsId: string) => request<Template[]>('GET', `${ws(wsId)}/templates`),
+  getTemplate: (wsId: string, id: string) => request<Template>('GET', templatePath(wsId, id)),
+  /** A blank template, or one made from an agent (never its memories, variable values or tokens). */
+  createTemplate: (wsId: string, input: NewTemplate) => request<Template>('POST', `${ws(wsId)}/templates`, input),
+  /** What "Save as template" would put in and leave out. */
+  templatePreview: (wsId: string, agentId: string) => request<TemplatePreview>('GET', `${agentPath(wsId, agentId)}/template-preview`),
+  updateTemplate: (wsId: string, id: string, patch: TemplatePatch) => request<Template>('PATCH', templatePath(wsId, id), patch),
+  deleteTemplate: (wsId: string, id: string) => request<void>('DELETE', templatePath(wsId, id)),
+  /** Makes a coworker from the template (into boxId, or the first box); cards: what it will ask. */
+  installTemplate: (wsId: string, id: string, opts: { box_id?: string; name?: string } = {}) =>
+    request<TemplateInstall>('POST', `${templatePath(wsId, id)}/install`, opts),
+  /** Where the browser downloads the .rerun-template (same-origin, the cookie signs it). */
+  templateExportUrl: (wsId: string, id: string) => `${templatePath(wsId, id)}/export`,
+  /** Adds a template from a .rerun-template file (the file itself is the body); 400 says what is wrong. */
+  importTemplate: (wsId: string, file: Blob | ArrayBuffer) =>
+    request<Template>('POST', `${ws(wsId)}/templates/import`, new RawBody(file, 'application/zip')),
 };

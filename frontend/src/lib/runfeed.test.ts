@@ -22,4 +22,12 @@ describe('runFeed', () => {
     expect(got).toEqual(['automation schedule.created x_1', 'automation schedule.fired x_1', 'automation trigger.delivery x_1', 'change run.created']);
     expect(isAutomationEvent('pause.created')).toBe(false);
   });
+
+  it('sends template events to template listeners only', () => {
+    const got: string[] = [];
+    const off = runFeed.subscribe({ change: (ev) => got.push(`change ${ev.kind}`), templates: (ev) => got.push(`templates ${ev.kind} ${ev.id}`) });
+    for (const k of ['template.created', 'template.deleted', 'run.created']) runFeed.change({ workspace: 'ws_1', kind: k, id: 'tp_1' });
+    off();
+    expect(got).toEqual(['templates template.created tp_1', 'templates template.deleted tp_1', 'change run.created']);
+  });
 });

@@ -1,7 +1,7 @@
 // Run events from the one event stream, for the views of one agent's runs
 // (chat, monitoring, logs), changes of its memories and skills, and of what waits
 // for a person (pauses, notifications, variables, delivery settings), and of its
-// schedules, triggers, installed apps and browsers. App feeds
+// schedules, triggers, installed apps, browsers and templates. App feeds
 // it; components subscribe while shown.
 import type { ChangeEvent, DeltaEvent } from './types';
 
@@ -23,6 +23,8 @@ export type RunFeedListener = {
   apps?: (ev: ChangeEvent) => void;
   /** browser.updated (agent: whose browser started, stopped, moved, or changed hands). */
   browser?: (ev: ChangeEvent) => void;
+  /** template.* (id: the template). */
+  templates?: (ev: ChangeEvent) => void;
 };
 
 /** The kinds `automation` listeners hear. */
@@ -59,6 +61,10 @@ export const runFeed = {
     }
     if (ev.kind.startsWith('browser.')) {
       for (const l of listeners) l.browser?.(ev);
+      return;
+    }
+    if (ev.kind.startsWith('template.')) {
+      for (const l of listeners) l.templates?.(ev);
       return;
     }
     if (!ev.kind.startsWith('run.')) return;

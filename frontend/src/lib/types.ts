@@ -87,7 +87,10 @@ export type ChangeKind =
   | 'connector.created'
   | 'connector.updated'
   | 'connector.deleted'
-  | 'browser.updated';
+  | 'browser.updated'
+  | 'template.created'
+  | 'template.updated'
+  | 'template.deleted';
 
 /** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
 export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
@@ -98,7 +101,7 @@ export type DeltaEvent = { workspace: string; run: string; agent: string; sessio
 // ---- agent runtime ----
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
-export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger';
+export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger' | 'template';
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
@@ -577,3 +580,61 @@ export type CustomServerInput = {
 
 /** What "Test connection" found. */
 export type TriedServer = { tools: { name: string; description: string }[] };
+
+// ---- templates ----
+
+/** A packaged coworker setup (a .rerun-template file): never memories, variable values, tokens or keys. */
+export type Template = {
+  id: string;
+  name: string;
+  description: string;
+  author: string;
+  category: string;
+  /** Metadata only. */
+  price: 'free' | 'paid';
+  /** A suggestion; empty parts leave the workspace default. */
+  model: { provider: string; model: string };
+  capabilities: string[];
+  ask_first: Record<string, boolean>;
+  soul: string;
+  skills: { name: string; description: string; files: string[] }[];
+  /** Installed paused. */
+  schedules: TemplateSchedule[];
+  /** Installed with new URLs (a template holds no tokens). */
+  triggers: { name: string; instruction: string; methods: string[] }[];
+  /** Apps declared on install: the person finishes the sign-in. */
+  connectors: { catalog_id: string; name: string }[];
+  /** What the agent needs, asked for through credential cards on install; never values. */
+  variables: TemplateVariable[];
+  /** Paths under files/. */
+  files: string[];
+  status: 'draft' | 'submitted';
+  schema_version: number;
+  created_at: string;
+  updated_at: string;
+};
+
+export type TemplateSchedule = {
+  name: string;
+  instruction: string;
+  kind: ScheduleKind;
+  cron: string;
+  timezone: string;
+  at: string | null;
+  catch_up: CatchUp;
+};
+
+export type TemplateVariable = { name: string; help: string; url: string };
+
+/** What "Save as template" would put in and leave out, one line each. */
+export type TemplatePreview = { included: string[]; left_out: string[] };
+
+/** POST …/templates: a blank template's metadata, or one made from an agent. */
+export type NewTemplate =
+  | { from_agent: string; name?: string; description?: string; category?: string }
+  | { name: string; description?: string; category?: string };
+
+export type TemplatePatch = Partial<Pick<Template, 'name' | 'description' | 'author' | 'category' | 'price'>>;
+
+/** What installing made: the agent and one line per card it raised. */
+export type TemplateInstall = { agent: Agent; cards: string[] };

@@ -74,10 +74,11 @@ export class WorkspaceState {
     // A run's steps, memories, skills, variables and settings change nothing on the board; a run's creation
     // and status do (activity), and so do pauses and notifications (waiting, the bell) and schedules and
     // triggers coming and going (the clock badge). A fire or a delivery shows as the run it starts. A
-    // browser's page or holder shows only in its Desktop.
+    // browser's page or holder shows only in its Desktop; templates only in their library.
     const boardless =
       ev.kind === 'workspace.switched' ||
       ev.kind.startsWith('browser.') ||
+      ev.kind.startsWith('template.') ||
       ev.kind === 'run.step' ||
       ev.kind === 'memory.changed' ||
       ev.kind === 'memory.reembed' ||

@@ -96,6 +96,8 @@ describe('WorkspaceState', () => {
     expect(boardFetches()).toBe(1);
     await s.onChange({ workspace: 'ws_1', kind: 'memory.reembed', text: '3/40' });
     expect(boardFetches()).toBe(1);
+    await s.onChange({ workspace: 'ws_1', kind: 'template.created', id: 'tp_1' });
+    expect(boardFetches()).toBe(1);
   });
 
   it('refetches the board (the clock badge) when schedules and triggers come and go, not when they fire', async () => {

@@ -1,0 +1,74 @@
+// Templates, pure: what a template needs from the person installing it and
+// what it comes with, the "Save as template" preview grouped by kind, what an
+// install raised.
+import type { Template, TemplatePreview, TemplateVariable } from './types';
+import { reference } from './variables';
+
+/** What installing asks of the person: apps to sign in to, variables to fill. */
+export type TemplateNeeds = {
+  /** Names of the apps it declares; each raises a card to finish the sign-in. */
+  apps: string[];
+  /** Each raises a credential card. */
+  variables: TemplateVariable[];
+  /** What comes along, counted: "2 skills", "1 schedule, installed paused", … */
+  comes: string[];
+};
+
+const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** "a", "a and b", "a, b and c". */
+export function listed(words: string[]): string {
+  return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+export function templateNeeds(t: Template): TemplateNeeds {
+  const comes: string[] = [];
+  if (t.skills?.length) comes.push(n(t.skills.length, 'skill'));
+  if (t.schedules?.length) comes.push(`${n(t.schedules.length, 'schedule')}, installed paused`);
+  if (t.triggers?.length) comes.push(`${n(t.triggers.length, 'webhook trigger')}, installed paused`);
+  if (t.files?.length) comes.push(n(t.files.length, 'file'));
+  return {
+    apps: (t.connectors ?? []).map((c) => c.name || c.catalog_id),
+    variables: t.variables ?? [],
+    comes,
+  };
+}
+
+/** One line for a card or a confirmation: what the person will be asked for. */
+export function needsSummary(t: Template): string {
+  const { apps, variables } = templateNeeds(t);
+  const asks = [...apps.map((a) => `a sign-in to ${a}`), ...variables.map((v) => reference(v.name))];
+  return asks.length ? `Asks for ${listed(asks)}` : 'Nothing to set up';
+}
+
+/** Lines of the "Save as template" preview that go in, under one heading. */
+export type PreviewGroup = { label: string; items: string[] };
+
+// The kinds of line the server's preview says, in the order shown; a capture is
+// the item under the heading, else the whole line is. Anything else: "Other".
+const PREVIEW_KINDS: { label: string; re: RegExp }[] = [
+  { label: 'Setup', re: /^(?:Soul|Model suggestion|Capabilities|Approval policy)\b/ },
+  { label: 'Skills', re: /^Skill (.+)$/ },
+  { label: 'Automations', re: /^(?:Scheduled task|Webhook trigger)\b/ },
+  { label: 'Apps', re: /^App (.+)$/ },
+  { label: 'Files', re: /^Files?: (.+)$/ },
+  { label: 'Variables', re: /^Variable names?: (.+)$/ },
+];
+
+/** What goes in, grouped under headings (Setup, Skills, Automations, Apps, Files, Variables, Other). */
+export function groupPreview(p: TemplatePreview): PreviewGroup[] {
+  const groups = [...PREVIEW_KINDS.map((k) => ({ label: k.label, items: [] as string[] })), { label: 'Other', items: [] as string[] }];
+  for (const line of p.included ?? []) {
+    const i = PREVIEW_KINDS.findIndex((k) => k.re.test(line));
+    const m = i < 0 ? null : PREVIEW_KINDS[i]!.re.exec(line);
+    groups[i < 0 ? groups.length - 1 : i]!.items.push(m?.[1] ?? line);
+  }
+  return groups.filter((g) => g.items.length > 0);
+}
+
+/** The toast after an install: the agent, and what waits for the person (the server's lines). */
+export function installedMessage(name: string, handle: string, cards: string[]): string {
+  const who = `${name} (@${handle}) is on the board`;
+  if (cards.length === 0) return `${who}. Nothing to set up.`;
+  return `${who}. Waiting for you: ${cards.join('; ')}.`;
+}
