@@ -139,7 +139,7 @@ func start(args []string, window bool) error {
 	token := newToken()
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
-		ExtraHosts: []string{app.WindowHost}, ExtraOrigins: []string{app.WindowOrigin},
+		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
 		LocalURL: local, Version: version,
 		MCP: mcpapi.Handler(home, version, log),
 	})

@@ -31,11 +31,13 @@ type Options struct {
 	Home *workspace.Home
 }
 
-// WindowHost and WindowOrigin are how the window's requests present
-// themselves; the handler must accept them besides loopback names.
-const (
-	WindowHost   = "wails"
-	WindowOrigin = "wails://wails"
+// WindowHosts and WindowOrigins are how the window's requests present
+// themselves; the handler must accept them besides loopback names. WebKit
+// (Linux, macOS) serves the page from wails://wails; WebView2 (Windows)
+// from http://wails.localhost.
+var (
+	WindowHosts   = []string{"wails", "wails.localhost"}
+	WindowOrigins = []string{"wails://wails", "http://wails.localhost"}
 )
 
 // withToken hands the window the UI token directly: every request coming

@@ -260,6 +260,12 @@ func TestDesktopTakeoverThroughTheScreen(t *testing.T) {
 		t.Fatalf("the window's screen socket: %v", err)
 	}
 	win.await(t, "the window's state", func(m map[string]any) bool { return m["type"] == "state" && m["title"] == "Solved" })
+	// WebView2's origin (the Windows window).
+	winWin, _, err := dialScreen(t, wsURL(e, agentBase+"/screen?token="+token), http.Header{"Origin": {"http://wails.localhost"}})
+	if err != nil {
+		t.Fatalf("the Windows window's screen socket: %v", err)
+	}
+	winWin.await(t, "the Windows window's state", func(m map[string]any) bool { return m["type"] == "state" && m["title"] == "Solved" })
 
 	// A client that stops answering is dropped: its subscription to the
 	// changes ends.

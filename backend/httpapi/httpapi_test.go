@@ -45,7 +45,7 @@ func newEnvWith(t testing.TB, cfg workspace.Config) *env {
 	t.Cleanup(func() { stop(); <-served })
 	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Rerun</title>")}, "assets/app.js": {Data: []byte("x")}}
 	srv.Config.Handler = httpapi.New(httpapi.Config{Home: home, Token: token, Assets: assets, Heartbeat: 50 * time.Millisecond,
-		ExtraHosts: []string{"wails"}, ExtraOrigins: []string{"wails://wails"}, LocalURL: "http://" + cfg.LocalAddr})
+		ExtraHosts: []string{"wails", "wails.localhost"}, ExtraOrigins: []string{"wails://wails", "http://wails.localhost"}, LocalURL: "http://" + cfg.LocalAddr})
 	srv.Start()
 	t.Cleanup(func() { srv.Close(); home.Close() })
 	e := &env{srv: srv, home: home, ws: home.Current()}
@@ -92,6 +92,7 @@ func TestGuard(t *testing.T) {
 		{"foreign origin", "/api/workspaces", map[string]string{"Origin": "https://evil.example", "Authorization": "Bearer " + token}, 403},
 		{"null origin", "/api/workspaces", map[string]string{"Origin": "null", "Authorization": "Bearer " + token}, 403},
 		{"wails origin", "/api/workspaces", map[string]string{"Origin": "wails://wails", "Authorization": "Bearer " + token}, 200},
+		{"windows window origin", "/api/workspaces", map[string]string{"Origin": "http://wails.localhost", "Authorization": "Bearer " + token}, 200},
 		{"foreign host on page too", "/", map[string]string{"Host": "evil.example"}, 403},
 		{"page needs no token", "/", nil, 200},
 		{"old link does not log in", "/api/workspaces?token=" + token, nil, 401},
