@@ -148,13 +148,22 @@ size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
 echo "binary size, static server ($srv): $(size "$srv")"
 [ -n "$desk" ] && echo "binary size, desktop ($desk): $(size "$desk")"
 
-# The relay (sync/): webhooks to a durable 202 (SQLite; PostgreSQL too when
-# RERUN_TEST_POSTGRES is set), and webhook → run queued on a connected
+# The relay (sync/): webhooks to a durable 202 (SQLite; PostgreSQL with 1
+# and 2 relay processes too, on the throwaway cluster of build/postgres.sh
+# when RERUN_TEST_POSTGRES is not set and PostgreSQL is installed), the
+# change log's push and pull rates, and webhook → run queued on a connected
 # desktop through the relay's WebSocket, one at a time, on loopback.
-(cd "$root" && go test -run '^$' -bench 'BenchmarkIntake' -benchtime 3s ./sync/relay/ &&
+if [ -z "${RERUN_TEST_POSTGRES:-}" ]; then
+  RERUN_TEST_POSTGRES=$("$root/build/postgres.sh" --no-install 2>/dev/null) || RERUN_TEST_POSTGRES=""
+  export RERUN_TEST_POSTGRES
+fi
+[ -n "$RERUN_TEST_POSTGRES" ] || echo "relay on PostgreSQL: skipped, no PostgreSQL installed (build/postgres.sh installs one)"
+(cd "$root" && go test -run '^$' -bench 'BenchmarkIntake|BenchmarkChanges' -benchtime 3s ./sync/relay/ &&
   go test -run '^$' -bench 'BenchmarkDeliveryLatency$' -benchtime 1000x ./sync/client/) |
   awk '/^BenchmarkIntake\// { for (i = 2; i <= NF; i++) m[$i] = $(i-1); store = $1; sub(/^BenchmarkIntake\//, "", store); sub(/-[0-9]+$/, "", store)
       printf "relay intake (%s, 16 senders, durable 202): %s req/s, p50 %s ms, p99 %s ms\n", store, m["req/s"], m["p50-ms"], m["p99-ms"]; delete m }
+    /^BenchmarkChanges\// { for (i = 2; i <= NF; i++) m[$i] = $(i-1); store = $1; sub(/^BenchmarkChanges\//, "", store); sub(/-[0-9]+$/, "", store)
+      printf "relay change log (%s, 1 KiB sealed records): push %s changes/s (batches of 100), pull %s changes/s\n", store, m["push-changes/s"], m["pull-changes/s"]; delete m }
     /^BenchmarkDeliveryLatency/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
       printf "webhook → run queued on the desktop through the relay (loopback): p50 %s ms, p99 %s ms\n", m["p50-ms"], m["p99-ms"]; delete m }'
 exit 0

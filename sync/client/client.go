@@ -5,7 +5,10 @@
 // workspace's trigger token hashes with the relay, de-duplicates
 // deliveries by id in a small SQLite file of its own, and reconnects with
 // exponential backoff and jitter after a failure, a wake from sleep or a
-// network change.
+// network change. It also carries the workspace's change log for the
+// desktop's sync engine: Push and Pull of sealed records (plain HTTPS
+// calls), and OnChanges when the relay says another device pushed. A
+// second device joins with a pairing code (Pairing, ParsePairing).
 //
 // The app wires one Client per linked workspace:
 //
@@ -54,8 +57,8 @@ var (
 	ErrNotFound = errors.New("not found")
 )
 
-// Config is what a Client needs. RelayURL, WorkspaceID, Secret, Dir and
-// Deliver are required; zero values of the rest take the defaults.
+// Config is what a Client needs. RelayURL, WorkspaceID, Secret and Dir are
+// required; zero values of the rest take the defaults.
 type Config struct {
 	// RelayURL is the relay, https://relay.example.com.
 	RelayURL    string
@@ -64,6 +67,16 @@ type Config struct {
 	// Dir is where the client keeps DBFile, the ids of the deliveries it
 	// has handed to Deliver (the workspace's data folder).
 	Dir string
+	// Device is this device's id ("dev_" and up to 60 letters or digits,
+	// protocol.ValidDevice), sent when connecting: the relay keeps one
+	// socket per device and does not tell a device about its own pushes.
+	// Empty: a desktop from before devices (one socket per workspace).
+	Device string
+	// OnChanges is called with the workspace's newest change seq on each
+	// "changes" frame: right after each connection, and whenever another
+	// device pushes. It is called from the socket's read loop and must
+	// return quickly (signal a puller; never Pull here).
+	OnChanges func(last int64)
 	// Deliver queues the run a delivery starts and returns its id. It must
 	// return only once the run is durably queued: the delivery is acked
 	// then, and never sent again. It is called for one delivery at a
@@ -71,12 +84,15 @@ type Config struct {
 	// idempotent on d.ID (pass it as the intake's idempotency key, as
 	// HandlerDeliver does): a process killed after Deliver returned and
 	// before the id was recorded gets the delivery again.
+	//
+	// Nil: this device takes no webhooks (it connects with hooks=0, for
+	// "changes" frames only) and registers no token hashes.
 	Deliver func(ctx context.Context, d Delivery) (runID string, err error)
 	// TokenHashes returns the hex SHA-256 (protocol.TokenHash) of every
 	// trigger token of the workspace that works now, rotated-out tokens in
 	// their grace period included. The client sends the full set to the
 	// relay after it connects and after each TokensChanged. Nil registers
-	// none: every public URL answers 404.
+	// none: every public URL answers 404. Unused without Deliver.
 	TokenHashes func(ctx context.Context) ([]string, error)
 	// Retention is how long delivery ids are remembered (default
 	// protocol.Retention, the relay's default; set it to the relay's).
@@ -97,12 +113,14 @@ type Config struct {
 
 // Status is what the app shows of the relay link.
 type Status struct {
+	Device    string // Config.Device
 	Connected bool
 	Since     time.Time // when Connected last changed
 	// HookBase + token is a trigger's public URL (from the relay's hello).
 	HookBase     string
 	LastDelivery time.Time
 	Delivered    int64  // deliveries handed to Deliver and recorded, since Serve started
+	LastChange   int64  // the newest change seq the relay announced (0 before any)
 	Err          string // why the last connection failed or ended
 }
 
@@ -131,7 +149,7 @@ type hooks struct {
 func New(cfg Config) (*Client, error) {
 	var missing []string
 	for name, empty := range map[string]bool{"RelayURL": cfg.RelayURL == "", "WorkspaceID": cfg.WorkspaceID == "",
-		"Secret": cfg.Secret == "", "Dir": cfg.Dir == "", "Deliver": cfg.Deliver == nil} {
+		"Secret": cfg.Secret == "", "Dir": cfg.Dir == ""} {
 		if empty {
 			missing = append(missing, name)
 		}
@@ -143,6 +161,9 @@ func New(cfg Config) (*Client, error) {
 	base, err := url.Parse(strings.TrimRight(cfg.RelayURL, "/"))
 	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
 		return nil, fmt.Errorf("relay client: the relay URL %q is not an http(s) URL", cfg.RelayURL)
+	}
+	if cfg.Device != "" && !protocol.ValidDevice(cfg.Device) {
+		return nil, fmt.Errorf("relay client: the device id %q is not \"dev_\" and up to 60 letters or digits", cfg.Device)
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = protocol.Retention
@@ -162,8 +183,10 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Client{cfg: cfg, log: cfg.Logger.With("workspace", cfg.WorkspaceID), base: base,
-		reconnect: make(chan struct{}, 1), tokens: make(chan struct{}, 1)}, nil
+	c := &Client{cfg: cfg, log: cfg.Logger.With("workspace", cfg.WorkspaceID), base: base,
+		reconnect: make(chan struct{}, 1), tokens: make(chan struct{}, 1)}
+	c.status.Device = cfg.Device
+	return c, nil
 }
 
 // TokensChanged tells the client that the workspace's trigger tokens
@@ -219,7 +242,9 @@ func (c *Client) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	connected := make(chan struct{}, 1)
-	wg.Go(func() { c.registerTokens(ctx, connected) })
+	if c.cfg.Deliver != nil {
+		wg.Go(func() { c.registerTokens(ctx, connected) })
+	}
 	wg.Go(func() { c.prune(ctx, seen) })
 
 	wait := c.cfg.MinBackoff

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/coder/websocket"
@@ -26,7 +27,7 @@ const maxAckBatch = 64
 func (c *Client) session(ctx context.Context, seen *seenSet, connected chan<- struct{}) (helloed bool, err error) {
 	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	conn, res, err := websocket.Dial(dctx, c.url(protocol.PathConnect), &websocket.DialOptions{
+	conn, res, err := websocket.Dial(dctx, c.connectURL(), &websocket.DialOptions{
 		HTTPClient: c.cfg.HTTPClient, // its Timeout bounds the handshake only
 		HTTPHeader: http.Header{"Authorization": {"Bearer " + c.cfg.Secret}},
 	})
@@ -80,6 +81,10 @@ func (c *Client) session(ctx context.Context, seen *seenSet, connected chan<- st
 				stop(err)
 				return
 			}
+			if f.Type == protocol.TypeChanges {
+				c.heardChanges(f.Last)
+				continue
+			}
 			select {
 			case frames <- message{f, payload}:
 			case <-sctx.Done():
@@ -94,6 +99,30 @@ func (c *Client) session(ctx context.Context, seen *seenSet, connected chan<- st
 
 func (c *Client) url(suffix string) string {
 	return c.base.String() + protocol.WorkspacePath(c.cfg.WorkspaceID, suffix)
+}
+
+// connectURL is the socket's URL: with the device and whether it takes
+// webhooks (it does when there is a Deliver).
+func (c *Client) connectURL() string {
+	q := url.Values{}
+	if c.cfg.Device != "" {
+		q.Set("device", c.cfg.Device)
+	}
+	q.Set("hooks", "0")
+	if c.cfg.Deliver != nil {
+		q.Set("hooks", "1")
+	}
+	return c.url(protocol.PathConnect) + "?" + q.Encode()
+}
+
+// heardChanges handles a "changes" frame, in the read loop.
+func (c *Client) heardChanges(last int64) {
+	c.mu.Lock()
+	c.status.LastChange = max(c.status.LastChange, last)
+	c.mu.Unlock()
+	if c.cfg.OnChanges != nil {
+		c.cfg.OnChanges(last)
+	}
 }
 
 // heartbeat pings the relay every interval and ends the connection when a
@@ -204,6 +233,10 @@ func (c *Client) handle(ctx, sctx context.Context, conn *websocket.Conn, m messa
 	}
 	if h := c.hook().received; h != nil {
 		h(d.ID)
+	}
+	if c.cfg.Deliver == nil { // never sent to a socket with hooks=0
+		c.send(sctx, conn, protocol.Frame{Type: protocol.TypeNack, ID: d.ID, Error: "this device takes no webhooks"})
+		return "", "", false
 	}
 	if pending[d.ID] {
 		return d.ID, "", true

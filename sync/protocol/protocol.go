@@ -38,11 +38,30 @@
 //	{"type":"nack","id":"dlv_…","error":…}    not now (the app is busy, a disk error): retry later
 //	{"type":"refuse","id":"dlv_…","error":…}  never (the trigger was deleted, the method is not allowed)
 //
+// A workspace may have several sockets, one per device:
+// GET /v1/workspaces/{id}/connect?device=<device id>&hooks=1|0. Deliveries
+// go to the newest socket with hooks=1 (no query: device "" and hooks=1, as
+// before devices); a second socket of the same device replaces the first.
+//
 // Both ends ping (WebSocket ping/pong) every heartbeat. A delivery not
 // acked is sent again on the next connection, or on the same one after
 // the relay's ack timeout, until its retention ends; then it is a dead
 // letter, listed at GET /v1/workspaces/{id}/dead-letters and sent again
 // after POST /v1/workspaces/{id}/dead-letters/{delivery}/replay.
+//
+// # The change log
+//
+// The relay also carries each workspace's change log between its devices:
+// records sealed end to end by the desktop with a key the relay never sees.
+// It keeps only the latest [Change] of each record key, numbered by a
+// per-workspace sequence (seq) it assigns in the push's transaction. A
+// device POSTs a [ChangePush] to /v1/workspaces/{id}/changes and GETs a
+// [ChangePage] of what is newer than its cursor. Every socket gets
+//
+//	{"type":"changes","last":N}
+//
+// right after its hello, and again whenever another device pushes: a
+// device whose cursor is below N pulls.
 package protocol
 
 import (
@@ -145,6 +164,7 @@ const (
 	TypeAck      = "ack"
 	TypeNack     = "nack"
 	TypeRefuse   = "refuse"
+	TypeChanges  = "changes" // relay → desktop: the change log grew to Last
 )
 
 // Frame is one WebSocket message's JSON head. Which fields are set depends
@@ -166,6 +186,9 @@ type Frame struct {
 
 	// ack
 	IDs []string `json:"ids,omitempty"`
+
+	// changes: the workspace's newest seq
+	Last int64 `json:"last,omitempty"`
 
 	// nack, refuse: why, for the dead-letter list and the relay's log
 	Error string `json:"error,omitempty"`

@@ -95,6 +95,7 @@ func TestFrames(t *testing.T) {
 		{"ack", protocol.Encode(protocol.Frame{Type: protocol.TypeAck, IDs: []string{d.ID, "dlv_01kb1q9x6p000000000000001"}}, nil)},
 		{"nack", protocol.Encode(protocol.Frame{Type: protocol.TypeNack, ID: d.ID, Error: "the trigger answered 429: over this trigger's limit"}, nil)},
 		{"refuse", protocol.Encode(protocol.Frame{Type: protocol.TypeRefuse, ID: d.ID, Error: "refused by the desktop: the trigger answered 404"}, nil)},
+		{"changes", protocol.Encode(protocol.Frame{Type: protocol.TypeChanges, Last: 42}, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join("testdata", tc.name+".golden")
@@ -139,7 +140,7 @@ func TestOpenDeliveryIDMismatch(t *testing.T) {
 // FuzzDecode: any message from the network decodes or fails, never
 // panics, and a delivery opens only with a valid signature.
 func FuzzDecode(f *testing.F) {
-	for _, name := range []string{"hello", "delivery", "ack", "nack", "refuse"} {
+	for _, name := range []string{"hello", "delivery", "ack", "nack", "refuse", "changes"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
 		if err != nil {
 			f.Fatal(err)

@@ -23,6 +23,8 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+ws+protocol.PathDeadLetters, s.authed(s.deadLetters))
 	s.mux.HandleFunc("POST "+ws+protocol.PathDeadLetters+"/{delivery}/replay", s.authed(s.replay))
 	s.mux.HandleFunc("DELETE "+ws+protocol.PathDeadLetters+"/{delivery}", s.authed(s.dropDeadLetter))
+	s.mux.HandleFunc("POST "+ws+protocol.PathChanges, s.authed(s.pushChanges))
+	s.mux.HandleFunc("GET "+ws+protocol.PathChanges, s.authed(s.pullChanges))
 	s.mux.HandleFunc("GET "+protocol.PathHealth, s.health)
 	s.mux.HandleFunc("GET "+protocol.PathMetrics, s.serveMetrics)
 }

@@ -17,31 +17,29 @@ import (
 )
 
 // BenchmarkIntake sends webhooks in parallel over loopback HTTP to a durable
-// 202 (the delivery committed; SQLite with synchronous=FULL, or PostgreSQL
-// when RERUN_TEST_POSTGRES is set), and reports requests a second and the
-// latency percentiles.
+// 202 (the delivery committed; SQLite with synchronous=FULL in process, or
+// one and two rerun-relay processes on PostgreSQL when RERUN_TEST_POSTGRES
+// is set, the senders taking turns between them as a load balancer
+// would), and reports requests a second and the latency percentiles.
 func BenchmarkIntake(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
 		store, err := relay.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "relay.db"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		benchIntake(b, store)
+		r := relaytest.StartOn(b, store, relay.Config{})
+		r.Link(b, "tok")
+		benchIntake(b, r.URL)
 	})
-	b.Run("postgres", func(b *testing.B) {
-		u := postgresSchema(b)
-		store, err := relay.OpenPostgres(context.Background(), u)
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchIntake(b, store)
-	})
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("postgres-%dproc", n), func(b *testing.B) {
+			u := postgresSchema(b)
+			benchIntake(b, relayProcesses(b, u, n, "tok")...)
+		})
+	}
 }
 
-func benchIntake(b *testing.B, store relay.Store) {
-	r := relaytest.StartOn(b, store, relay.Config{})
-	r.Link(b, "tok")
-	url := r.URL + "/h/tok"
+func benchIntake(b *testing.B, relays ...string) {
 	body := `{"type":"order.created","data":{"id":"ord_123","amount":4200,"currency":"eur","customer":"cus_9"}}`
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var mu sync.Mutex
@@ -52,7 +50,7 @@ func benchIntake(b *testing.B, store relay.Store) {
 	b.RunParallel(func(pb *testing.PB) {
 		var mine []time.Duration
 		for i := 0; pb.Next(); i++ {
-			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req, _ := http.NewRequest(http.MethodPost, relays[i%len(relays)]+"/h/tok", strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("webhook-id", fmt.Sprintf("msg_%p_%d", &mine, i))
 			t0 := time.Now()

@@ -14,12 +14,14 @@ import (
 )
 
 // metrics are the relay's counters, served at /metrics in the Prometheus
-// text format (written by hand: four metrics do not need a client library).
+// text format (written by hand: a dozen metrics do not need a client
+// library).
 type metrics struct {
 	mu       sync.Mutex
 	webhooks map[int]int64 // answers by status code
 
 	sent, acked, refused, retried, expired atomic.Int64
+	changes                                atomic.Int64 // pushed through this process
 
 	latency histogram // intake → ack
 }
@@ -63,7 +65,7 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	st, err := s.store.Stats(ctx)
 	if err != nil {
 		s.log.Error("metrics: count deliveries", "err", err)
-		st.Pending, st.DeadLetters = -1, -1 // visible, and the other metrics still served
+		st = Stats{-1, -1, -1, -1} // visible, and the other metrics still served
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	m := &s.metrics
@@ -93,8 +95,18 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "rerun_relay_queue_depth %d\n", st.Pending)
 	head(w, "rerun_relay_dead_letters", "gauge", "Deliveries past their retention, kept for a replay.")
 	fmt.Fprintf(w, "rerun_relay_dead_letters %d\n", st.DeadLetters)
-	head(w, "rerun_relay_connected_workspaces", "gauge", "Workspaces whose desktop is connected to this relay process.")
-	fmt.Fprintf(w, "rerun_relay_connected_workspaces %d\n", s.hub.count())
+	workspaces, devices := s.hub.count()
+	head(w, "rerun_relay_connected_workspaces", "gauge", "Workspaces with at least one device connected to this relay process.")
+	fmt.Fprintf(w, "rerun_relay_connected_workspaces %d\n", workspaces)
+	head(w, "rerun_relay_connected_devices", "gauge", "Device sockets connected to this relay process.")
+	fmt.Fprintf(w, "rerun_relay_connected_devices %d\n", devices)
+
+	head(w, "rerun_relay_changes_total", "counter", "Changes pushed through this relay process.")
+	fmt.Fprintf(w, "rerun_relay_changes_total %d\n", m.changes.Load())
+	head(w, "rerun_relay_change_records", "gauge", "Records of all change logs (the latest change of each key; all relay processes of the store).")
+	fmt.Fprintf(w, "rerun_relay_change_records %d\n", st.Changes)
+	head(w, "rerun_relay_change_bytes", "gauge", "Sealed bytes of the change logs' records stored.")
+	fmt.Fprintf(w, "rerun_relay_change_bytes %d\n", st.ChangeBytes)
 
 	h := &m.latency
 	head(w, "rerun_relay_delivery_latency_seconds", "histogram", "From a webhook's intake to the desktop's ack.")

@@ -1,7 +1,10 @@
 // Package relay is the rerun-relay server as a library: it takes public
 // webhooks for linked workspaces, stores each durably before answering 202,
-// and delivers them to the workspace's desktop over the one WebSocket the
-// desktop keeps open, until acked (see package protocol for the wire).
+// and delivers them to the workspace's desktop over the WebSocket the
+// desktop keeps open, until acked; and it carries each workspace's change
+// log, sealed end to end, between the workspace's devices, telling each
+// connected device when another pushed (see package protocol for the
+// wire).
 //
 // The server keeps its state in a [Store] (SQLite for one process,
 // PostgreSQL for several behind a load balancer, which wake each other
@@ -9,8 +12,8 @@
 // reconnects may get a delivery again, and de-duplicates by its id.
 //
 // It imports nothing from backend/: it never sees a workspace's data, only
-// webhook calls on their way to it. cmd/rerun-relay is its flags-only
-// main; package client is the other end.
+// webhook calls on their way to it and sealed records it cannot open.
+// cmd/rerun-relay is its flags-only main; package client is the other end.
 package relay
 
 import (
@@ -109,7 +112,7 @@ type Server struct {
 func New(store Store, cfg Config) *Server {
 	cfg.setDefaults()
 	base, stop := context.WithCancel(context.Background())
-	s := &Server{store: store, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), hub: hub{sessions: map[string]*session{}},
+	s := &Server{store: store, cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), hub: hub{rooms: map[string][]*session{}},
 		writes: make(chan *write, 1024), base: base, stop: stop}
 	s.metrics.init()
 	s.routes()
@@ -133,16 +136,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// listen wakes the sockets of workspaces whose deliveries another relay
-// process took (PostgreSQL), listening again after a failure.
+// listen wakes the sockets of workspaces whose deliveries or changes
+// another relay process took (PostgreSQL), listening again after a
+// failure.
 func (s *Server) listen(ctx context.Context) {
 	for {
-		err := s.store.Listen(ctx, s.hub.poke)
+		err := s.store.Listen(ctx, s.hub.notice)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
-		s.log.Warn("listen for deliveries taken by other relay processes", "err", err)
-		s.hub.poke("") // some may have been missed
+		s.log.Warn("listen for deliveries and changes taken by other relay processes", "err", err)
+		s.hub.lost() // some may have been missed
 		select {
 		case <-ctx.Done():
 			return

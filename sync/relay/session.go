@@ -3,10 +3,10 @@ package relay
 import (
 	"context"
 	"errors"
-	"maps"
+	"fmt"
 	"net/http"
-	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -14,85 +14,61 @@ import (
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
-// hub holds this process's delivery sockets: one per workspace.
-type hub struct {
-	mu       sync.Mutex
-	sessions map[string]*session
-}
-
-// add registers s, ending the workspace's older socket: the desktop
-// reconnected (after sleep, on another network) before the old one timed
-// out.
-func (h *hub) add(s *session) {
-	h.mu.Lock()
-	old := h.sessions[s.ws.ID]
-	h.sessions[s.ws.ID] = s
-	h.mu.Unlock()
-	if old != nil {
-		old.end(statusReplaced, "replaced by a newer connection of this workspace")
-	}
-}
-
-func (h *hub) remove(s *session) {
-	h.mu.Lock()
-	if h.sessions[s.ws.ID] == s {
-		delete(h.sessions, s.ws.ID)
-	}
-	h.mu.Unlock()
-}
-
-// poke wakes the workspace's socket to look for due deliveries; "" wakes
-// them all.
-func (h *hub) poke(workspaceID string) {
-	h.mu.Lock()
-	var list []*session
-	if workspaceID == "" {
-		list = slices.Collect(maps.Values(h.sessions))
-	} else if s := h.sessions[workspaceID]; s != nil {
-		list = append(list, s)
-	}
-	h.mu.Unlock()
-	for _, s := range list {
-		select {
-		case s.wake <- struct{}{}:
-		default: // already woken
-		}
-	}
-}
-
-func (h *hub) close(workspaceID string) {
-	h.mu.Lock()
-	s := h.sessions[workspaceID]
-	h.mu.Unlock()
-	if s != nil {
-		s.end(websocket.StatusPolicyViolation, "the workspace was unlinked")
-	}
-}
-
-func (h *hub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.sessions)
-}
-
-// statusReplaced closes a socket that a newer one of the same workspace
+// statusReplaced closes a socket that a newer one of the same device
 // replaces.
 const statusReplaced websocket.StatusCode = 4001
 
-// session is one desktop's delivery socket.
+// session is one device's socket.
 type session struct {
 	srv    *Server
 	ws     Workspace
+	device string // "" for a desktop from before devices
+	hooks  bool   // takes webhook deliveries (when it is the hook socket)
 	conn   *websocket.Conn
-	wake   chan struct{}
-	cancel context.CancelFunc
-	once   sync.Once
+	wake   chan struct{} // look for due deliveries
+	notify chan struct{} // heard or refresh changed
+	heard  atomic.Int64  // the newest seq another device's push announced
+	// refresh: notifications may have been lost; read the newest seq
+	// from the store.
+	refresh atomic.Bool
+	cancel  context.CancelFunc
+	once    sync.Once
+}
+
+func (s *session) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // already woken
+	}
+}
+
+// changed records that the change log grew to last (-1: read it from the
+// store) and wakes the session to say so.
+func (s *session) changed(last int64) {
+	if last < 0 {
+		s.refresh.Store(true)
+	}
+	for {
+		old := s.heard.Load()
+		if last <= old || s.heard.CompareAndSwap(old, last) {
+			break
+		}
+	}
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
 }
 
 func (s *session) end(code websocket.StatusCode, reason string) {
 	s.once.Do(func() {
-		s.cancel()
-		go s.conn.Close(code, reason) // the close handshake waits for the peer
+		// The close handshake first (it waits for the peer, 5 s at most),
+		// then the session's context: cancelling a read drops the
+		// connection without its close code.
+		go func() {
+			s.conn.Close(code, reason)
+			s.cancel()
+		}()
 	})
 }
 
@@ -102,21 +78,39 @@ type flight struct {
 	attempt int
 }
 
-// connect answers GET /v1/workspaces/{id}/connect: the delivery socket.
+// connect answers GET /v1/workspaces/{id}/connect?device=…&hooks=1|0: a
+// device's socket. Without the query it is device "" with hooks, as
+// desktops from before devices connect.
 func (s *Server) connect(w http.ResponseWriter, r *http.Request, ws Workspace) {
+	q := r.URL.Query()
+	device := q.Get("device")
+	if device != "" && !protocol.ValidDevice(device) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("device %.70q is not \"dev_\" and up to 60 letters or digits", device))
+		return
+	}
+	hooks := true
+	switch q.Get("hooks") {
+	case "", "1":
+	case "0":
+		hooks = false
+	default:
+		writeError(w, http.StatusBadRequest, "hooks must be 1 (this device takes webhooks) or 0")
+		return
+	}
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept has answered
 	}
 	conn.SetReadLimit(64 << 10) // acks and nacks only
 	ctx, cancel := context.WithCancel(s.base)
-	ss := &session{srv: s, ws: ws, conn: conn, wake: make(chan struct{}, 1), cancel: cancel}
+	ss := &session{srv: s, ws: ws, device: device, hooks: hooks, conn: conn,
+		wake: make(chan struct{}, 1), notify: make(chan struct{}, 1), cancel: cancel}
 	s.hub.add(ss)
-	s.log.Info("desktop connected", "workspace", ws.ID)
+	s.log.Info("device connected", "workspace", ws.ID, "device", device, "hooks", hooks)
 	err = ss.run(ctx)
 	s.hub.remove(ss)
 	ss.end(websocket.StatusGoingAway, "the relay is closing this connection")
-	s.log.Info("desktop disconnected", "workspace", ws.ID, "reason", err)
+	s.log.Info("device disconnected", "workspace", ws.ID, "device", device, "reason", err)
 }
 
 // run sends due deliveries, at most Window unanswered at a time, and
@@ -126,6 +120,13 @@ func (s *session) run(ctx context.Context) error {
 	hello := protocol.Frame{Type: protocol.TypeHello, WorkspaceID: s.ws.ID, Time: cfg.Now().UnixMilli(),
 		HeartbeatMS: cfg.Heartbeat.Milliseconds(), HookBase: cfg.PublicURL + protocol.PathHooks}
 	if err := s.write(ctx, protocol.Encode(hello, nil)); err != nil {
+		return err
+	}
+	// Then the newest seq, read after the socket joined the hub: a push
+	// from now on is announced too.
+	s.refresh.Store(true)
+	var sent int64 = -1
+	if err := s.sendChanges(ctx, &sent); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -175,6 +176,10 @@ func (s *session) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-s.wake:
+		case <-s.notify:
+			if err := s.sendChanges(ctx, &sent); err != nil {
+				return err
+			}
 		case <-timer.C:
 		case f := <-in:
 			if err := s.answer(ctx, f, inflight); err != nil {
@@ -184,11 +189,32 @@ func (s *session) run(ctx context.Context) error {
 	}
 }
 
+// sendChanges writes a changes frame when the newest seq heard (or read
+// from the store, after a refresh) is past the one *sent last.
+func (s *session) sendChanges(ctx context.Context, sent *int64) error {
+	if s.refresh.Swap(false) {
+		last, err := s.srv.store.LastSeq(ctx, s.ws.ID)
+		if err != nil {
+			return err
+		}
+		s.changed(last)
+	}
+	last := s.heard.Load()
+	if last <= *sent {
+		return nil
+	}
+	*sent = last
+	return s.write(ctx, protocol.Encode(protocol.Frame{Type: protocol.TypeChanges, Last: last}, nil))
+}
+
 // send writes due deliveries while the window has room, and says when the
 // next one not yet due will be. Deliveries whose answer is overdue are
-// sent again.
+// sent again. Only the workspace's hook socket sends.
 func (s *session) send(ctx context.Context, inflight map[string]flight) (time.Time, error) {
 	cfg := &s.srv.cfg
+	if !s.hooks || !s.srv.hub.isHookSocket(s) {
+		return time.Time{}, nil
+	}
 	now := cfg.Now()
 	for id, f := range inflight {
 		if now.Sub(f.sent) >= cfg.AckTimeout {

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/rerun-build/rerun-desktop/sync/internal/sqldb"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
@@ -24,8 +22,9 @@ var (
 )
 
 // Store keeps what the relay needs and nothing more: workspaces (derived
-// values of their secrets), trigger token hashes, and deliveries not yet
-// acked. [OpenSQLite] (one relay process) and [OpenPostgres] (several
+// values of their secrets), trigger token hashes, deliveries not yet
+// acked, and the latest sealed change of each record of the workspaces'
+// change logs. [OpenSQLite] (one relay process) and [OpenPostgres] (several
 // behind a load balancer) return one.
 type Store interface {
 	CreateWorkspace(ctx context.Context, w Workspace) error
@@ -57,12 +56,22 @@ type Store interface {
 	// Replay makes a dead letter live again, due now, expiring at expires.
 	Replay(ctx context.Context, workspaceID, id string, now, expires time.Time) error
 	DropDeadLetter(ctx context.Context, workspaceID, id string) error
+	// PushChanges stores changes (checked by protocol.CheckPush) as the
+	// latest of their keys, each with the next seq of the workspace, in one
+	// transaction, and returns the workspace's newest seq. ErrNotFound for
+	// an unknown workspace.
+	PushChanges(ctx context.Context, workspaceID string, changes []protocol.Change, now time.Time) (last int64, err error)
+	// Changes returns up to limit changes with seq > after, ascending, and
+	// the workspace's newest seq. ErrNotFound for an unknown workspace.
+	Changes(ctx context.Context, workspaceID string, after int64, limit int) (protocol.ChangePage, error)
+	// LastSeq returns the workspace's newest seq (0 before any push).
+	LastSeq(ctx context.Context, workspaceID string) (int64, error)
 	Stats(ctx context.Context) (Stats, error)
-	// Listen calls fn with the workspace of each delivery made due by any
-	// process sharing the store, until ctx ends (nil) or its connection
-	// fails (the error: notifications may have been missed). A store only
-	// one process uses returns nil at once.
-	Listen(ctx context.Context, fn func(workspaceID string)) error
+	// Listen calls fn for each delivery made due and each push of changes
+	// by any process sharing the store, until ctx ends (nil) or its
+	// connection fails (the error: notifications may have been missed). A
+	// store only one process uses returns nil at once.
+	Listen(ctx context.Context, fn func(Notice)) error
 	Ping(ctx context.Context) error
 	Close() error
 }
@@ -82,9 +91,21 @@ type Record struct {
 	ExpiresAt time.Time
 }
 
-// Stats counts the deliveries in the store, for /metrics.
+// Stats counts what the store holds, for /metrics.
 type Stats struct {
 	Pending, DeadLetters int
+	Changes              int   // records of all change logs
+	ChangeBytes          int64 // their sealed bytes
+}
+
+// Notice is what one relay process tells the others through the store.
+type Notice struct {
+	WorkspaceID string
+	// Changes: devices From pushed changes, up to seq Last. Otherwise a
+	// delivery of the workspace is due.
+	Changes bool
+	Last    int64
+	From    []string
 }
 
 //go:embed sql
@@ -105,10 +126,6 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	return newSQLStore(db, sqldb.SQLite, "")
 }
 
-// notifyChannel is the PostgreSQL channel on which a relay process tells
-// the others that a workspace has a delivery due.
-const notifyChannel = "rerun_relay_due"
-
 // OpenPostgres opens a store in the PostgreSQL database at url (a
 // postgres:// URL or key=value DSN, as pgx reads them), applying the
 // migrations. Several relay processes may share it.
@@ -127,7 +144,7 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return newSQLStore(db, sqldb.Postgres, `SELECT pg_notify('`+notifyChannel+`', ?)`)
+	return newSQLStore(db, sqldb.Postgres, `SELECT pg_notify(?, ?)`)
 }
 
 // sqlStore is the Store on database/sql; the two dialects share every
@@ -135,7 +152,7 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 type sqlStore struct {
 	db      *sql.DB
 	dialect sqldb.Dialect
-	notify  string // run in a transaction that makes a delivery due; "" for SQLite
+	notify  string // pg_notify(channel, payload), run in the transaction that makes a delivery due or pushes changes; "" for SQLite
 	// the intake's and the sender's hot statements, prepared once
 	lookup, insert, due, next *sql.Stmt
 }
@@ -273,7 +290,7 @@ func (s *sqlStore) AddDeliveries(ctx context.Context, ds []Record) error {
 			}
 			if s.notify != "" && !notified[d.WorkspaceID] {
 				notified[d.WorkspaceID] = true
-				if _, err := tx.ExecContext(ctx, s.notify, d.WorkspaceID); err != nil {
+				if _, err := tx.ExecContext(ctx, s.notify, notifyChannel, d.WorkspaceID); err != nil {
 					return fmt.Errorf("store delivery: notify: %w", err)
 				}
 			}
@@ -410,7 +427,7 @@ func (s *sqlStore) Replay(ctx context.Context, workspaceID, id string, now, expi
 			return ErrNotFound
 		}
 		if s.notify != "" {
-			if _, err := tx.ExecContext(ctx, s.notify, workspaceID); err != nil {
+			if _, err := tx.ExecContext(ctx, s.notify, notifyChannel, workspaceID); err != nil {
 				return fmt.Errorf("replay %s: notify: %w", id, err)
 			}
 		}
@@ -436,35 +453,12 @@ func (s *sqlStore) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("count deliveries: %w", err)
 	}
-	return st, nil
-}
-
-func (s *sqlStore) Listen(ctx context.Context, fn func(workspaceID string)) error {
-	if s.notify == "" {
-		return nil
-	}
-	conn, err := s.db.Conn(ctx)
+	// length() of a blob or bytea reads its size, not its bytes.
+	err = s.db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(length(body)), 0) FROM changes`).Scan(&st.Changes, &st.ChangeBytes)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return Stats{}, fmt.Errorf("count changes: %w", err)
 	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		if _, err := pc.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
-			return err
-		}
-		for {
-			n, err := pc.WaitForNotification(ctx)
-			if err != nil {
-				return err
-			}
-			fn(n.Payload)
-		}
-	})
-	if ctx.Err() != nil {
-		return nil
-	}
-	return fmt.Errorf("listen: %w", err)
+	return st, nil
 }
 
 func (s *sqlStore) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }

@@ -2,10 +2,7 @@ package relay_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
+	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
 )
 
 // backends runs fn against each store: SQLite always, PostgreSQL when
@@ -46,38 +44,7 @@ func openStore(t *testing.T, open func(context.Context) (relay.Store, error)) re
 	return s
 }
 
-// postgresSchema makes a schema for the test and returns the URL that uses
-// it, or skips the test when RERUN_TEST_POSTGRES is not set.
-func postgresSchema(t testing.TB) string {
-	t.Helper()
-	base := os.Getenv("RERUN_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("RERUN_TEST_POSTGRES is not set (a postgres:// URL of a database the tests may create schemas in)")
-	}
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	schema := "relaytest_" + strings.ToLower(strings.NewReplacer("/", "_", "-", "_", " ", "_").Replace(t.Name())) +
-		"_" + time.Now().Format("150405000000")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("RERUN_TEST_POSTGRES: %v", err)
-	}
-	t.Cleanup(func() {
-		db, _ := sql.Open("pgx", base)
-		defer db.Close()
-		db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("RERUN_TEST_POSTGRES must be a postgres:// URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func postgresSchema(t testing.TB) string { return relaytest.PostgresSchema(t) }
 
 func workspace(t *testing.T, s relay.Store, id string) {
 	t.Helper()
@@ -264,9 +231,9 @@ func TestStoreListen(t *testing.T) {
 		got := make(chan string, 100)
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			b.Listen(ctx, func(ws string) {
+			b.Listen(ctx, func(n relay.Notice) {
 				select {
-				case got <- ws:
+				case got <- n.WorkspaceID:
 				default:
 				}
 			})
