@@ -113,11 +113,15 @@ func start(args []string, window bool) error {
 	}
 	defer ln.Close()
 	embedURL, embedKey, embedModel := envconfig.Embedder()
+	firecrawlKey, firecrawlURL := envconfig.Firecrawl()
 	home, err := workspace.Open(ctx, workspace.Config{
 		DataDir: dir, Logger: log, LLM: envconfig.LLM(), Keychain: envconfig.Keychain(),
 		Runtime:      run.Config{Workers: envconfig.Workers()},
 		EmbedBaseURL: embedURL, EmbedAPIKey: embedKey, EmbedModel: embedModel,
 		Timezone: envconfig.Timezone(), Chrome: envconfig.Chrome(), LocalAddr: ln.Addr().String(),
+		APITools:        mcpapi.InProcess("http://" + ln.Addr().String()), // the Rerun agent's tools
+		Onboarding:      envconfig.Onboarding(),                           // the Foreman greets a new workspace
+		FirecrawlAPIKey: firecrawlKey, FirecrawlBaseURL: firecrawlURL,
 	})
 	if err != nil {
 		return err

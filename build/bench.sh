@@ -166,4 +166,12 @@ fi
       printf "relay change log (%s, 1 KiB sealed records): push %s changes/s (batches of 100), pull %s changes/s\n", store, m["push-changes/s"], m["pull-changes/s"]; delete m }
     /^BenchmarkDeliveryLatency/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
       printf "webhook → run queued on the desktop through the relay (loopback): p50 %s ms, p99 %s ms\n", m["p50-ms"], m["p99-ms"]; delete m }'
+
+# Device sync and the app's relay link (backend/workspace): a soul edit on
+# device A until device B has it, and webhook → run queued in the real app,
+# both through a relay on loopback.
+(cd "$root" && go test -run '^$' -bench 'BenchmarkSyncSoulEdit$|BenchmarkRelayWebhookToRun$' -benchtime 50x ./backend/workspace/ 2>/dev/null) |
+  awk '/^Benchmark(SyncSoulEdit|RelayWebhookToRun)/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+      what = ($1 ~ /^BenchmarkSyncSoulEdit/) ? "soul edit on device A → on device B through the relay" : "webhook → run queued in the app through the relay"
+      printf "%s (loopback, 50): p50 %s ms, p99 %s ms\n", what, m["p50-ms"], m["p99-ms"]; delete m }'
 exit 0

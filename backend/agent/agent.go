@@ -30,17 +30,21 @@ const (
 
 // Agent is one coworker.
 type Agent struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Handle       string    `json:"handle"`
-	BoxID        string    `json:"box_id"`
-	Soul         string    `json:"soul"`
-	Provider     string    `json:"provider"`
-	Model        string    `json:"model"`
-	Capabilities []string  `json:"capabilities"`
-	AskFirst     AskFirst  `json:"ask_first"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Handle       string   `json:"handle"`
+	BoxID        string   `json:"box_id"`
+	Soul         string   `json:"soul"`
+	Provider     string   `json:"provider"`
+	Model        string   `json:"model"`
+	Capabilities []string `json:"capabilities"`
+	AskFirst     AskFirst `json:"ask_first"`
+	// Builtin names the built-in agent this is (BuiltinRerun…), "" for the
+	// person's own agents. A built-in agent cannot be deleted, renamed or
+	// moved; its soul and model can be changed.
+	Builtin   string    `json:"builtin"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // SoulVersion is one saved version of an agent's soul.
@@ -133,14 +137,14 @@ func checkModel(provider, model string) error {
 	return nil
 }
 
-const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.created_at, a.updated_at,
+const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.builtin, a.created_at, a.updated_at,
 	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
 	FROM agents a`
 
 func scan(row store.Scanner) (Agent, error) {
 	var a Agent
 	var caps, askFirst, created, updated string
-	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &created, &updated, &a.Soul)
+	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &a.Builtin, &created, &updated, &a.Soul)
 	if err != nil {
 		return a, err
 	}
@@ -213,12 +217,16 @@ func (s *Service) SuggestHandle(ctx context.Context, name string) (string, error
 func boxExists(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, id string) error {
-	var n int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM boxes WHERE id = ?`, id).Scan(&n); err != nil {
+	var system bool
+	err := q.QueryRowContext(ctx, `SELECT system FROM boxes WHERE id = ?`, id).Scan(&system)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fault.NotFound("no box with id %q; pick one of the workspace's boxes", id)
+	}
+	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return fault.NotFound("no box with id %q; pick one of the workspace's boxes", id)
+	if system {
+		return fault.Invalid("the system box holds only Rerun's built-in agents; pick one of the workspace's boxes")
 	}
 	return nil
 }
@@ -340,6 +348,9 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (Agent, error
 		if err != nil {
 			return err
 		}
+		if err := checkBuiltinUpdate(cur, u); err != nil {
+			return err
+		}
 		provider, model := cur.Provider, cur.Model
 		if u.Provider != nil {
 			provider = strings.TrimSpace(*u.Provider)
@@ -411,7 +422,10 @@ func (s *Service) Souls(ctx context.Context, id string) ([]SoulVersion, error) {
 // Delete removes the agent, its soul history, and its private folder and
 // database.
 func (s *Service) Delete(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
+	if a, err := s.Get(ctx, id); err == nil && a.Builtin != "" {
+		return errBuiltin(a, "deleted")
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM agents WHERE id = ? AND builtin = ''`, id)
 	if err != nil {
 		return fmt.Errorf("delete agent %q: %w", id, err)
 	}

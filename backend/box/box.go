@@ -28,6 +28,23 @@ type Box struct {
 	Name      string    `json:"name"`
 	Position  int       `json:"position"`
 	CreatedAt time.Time `json:"created_at"`
+	// System is set on the hidden box of the built-in agents (SystemID).
+	System bool `json:"system,omitempty"`
+}
+
+// SystemID is the hidden box the built-in agents (the Rerun agent, the
+// Foreman) sit on. Its id is fixed so the same record exists on every device
+// of a workspace. It is never listed, renamed, reordered or deleted, and no
+// other agent may sit on it.
+const SystemID = "bx_system"
+
+// systemCreated is the system box's fixed creation time: every device writes
+// the identical record.
+var systemCreated = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// errSystem is the refusal of any change to the system box.
+func errSystem(action string) error {
+	return fault.Invalid("the system box holds Rerun's built-in agents and cannot be %s", action)
 }
 
 // Service reads and changes the boxes of one workspace.
@@ -63,26 +80,26 @@ func CleanName(name string) (string, error) {
 	return name, nil
 }
 
-const columns = `id, name, position, created_at`
+const columns = `id, name, position, created_at, system`
 
 func scan(row store.Scanner) (Box, error) {
 	var b Box
 	var created string
-	err := row.Scan(&b.ID, &b.Name, &b.Position, &created)
+	err := row.Scan(&b.ID, &b.Name, &b.Position, &created, &b.System)
 	b.CreatedAt = store.ParseTime(created)
 	return b, err
 }
 
-// List returns the boxes in board order.
+// List returns the boxes in board order; the system box is not among them.
 func (s *Service) List(ctx context.Context) ([]Box, error) {
-	boxes, err := store.Query(ctx, s.db, scan, `SELECT `+columns+` FROM boxes ORDER BY position, created_at`)
+	boxes, err := store.Query(ctx, s.db, scan, `SELECT `+columns+` FROM boxes WHERE system = 0 ORDER BY position, created_at`)
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}
 	return boxes, nil
 }
 
-// Get returns one box.
+// Get returns one box (the system box too: its agents name it).
 func (s *Service) Get(ctx context.Context, id string) (Box, error) {
 	b, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM boxes WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -102,10 +119,10 @@ func (s *Service) Create(ctx context.Context, name string) (Box, error) {
 	}
 	b := Box{ID: store.NewID("bx"), Name: name, CreatedAt: time.Now().UTC()}
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), -1) + 1 FROM boxes`).Scan(&b.Position); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(position), -1) + 1 FROM boxes WHERE system = 0`).Scan(&b.Position); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO boxes (`+columns+`) VALUES (?, ?, ?, ?)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO boxes (`+columns+`) VALUES (?, ?, ?, ?, 0)`,
 			b.ID, b.Name, b.Position, store.FormatTime(b.CreatedAt))
 		return err
 	})
@@ -122,7 +139,10 @@ func (s *Service) Rename(ctx context.Context, id, name string) (Box, error) {
 	if err != nil {
 		return Box{}, err
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE boxes SET name = ? WHERE id = ?`, name, id)
+	if id == SystemID {
+		return Box{}, errSystem("renamed")
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE boxes SET name = ? WHERE id = ? AND system = 0`, name, id)
 	if err != nil {
 		return Box{}, fmt.Errorf("rename box %q: %w", id, err)
 	}
@@ -137,7 +157,7 @@ func (s *Service) Rename(ctx context.Context, id, name string) (Box, error) {
 func (s *Service) Reorder(ctx context.Context, ids []string) ([]Box, error) {
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		var count int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes`).Scan(&count); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes WHERE system = 0`).Scan(&count); err != nil {
 			return err
 		}
 		seen := make(map[string]bool, len(ids))
@@ -151,7 +171,7 @@ func (s *Service) Reorder(ctx context.Context, ids []string) ([]Box, error) {
 			return fault.Invalid("the new order lists %d boxes but the workspace has %d; list every box once", len(ids), count)
 		}
 		for i, id := range ids {
-			res, err := tx.ExecContext(ctx, `UPDATE boxes SET position = ? WHERE id = ?`, i, id)
+			res, err := tx.ExecContext(ctx, `UPDATE boxes SET position = ? WHERE id = ? AND system = 0`, i, id)
 			if err != nil {
 				return err
 			}
@@ -171,6 +191,9 @@ func (s *Service) Reorder(ctx context.Context, ids []string) ([]Box, error) {
 // Delete removes an empty box. It is refused while agents sit on it, and
 // refused for the last box (agents always need somewhere to stand).
 func (s *Service) Delete(ctx context.Context, id string) error {
+	if id == SystemID {
+		return errSystem("deleted")
+	}
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
 		var name string
 		err := tx.QueryRowContext(ctx, `SELECT name FROM boxes WHERE id = ?`, id).Scan(&name)
@@ -190,7 +213,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 			}
 			return fault.Conflict("Box %q still has %d coworkers on it; move them to another box first", name, agents)
 		}
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes`).Scan(&boxes); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM boxes WHERE system = 0`).Scan(&boxes); err != nil {
 			return err
 		}
 		if boxes == 1 {
@@ -203,5 +226,17 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete box: %w", err)
 	}
 	s.publish("box.deleted", id)
+	return nil
+}
+
+// EnsureSystem writes the system box if it is missing. Every device writes
+// the same record (fixed id, name and time), so syncing them never
+// conflicts.
+func (s *Service) EnsureSystem(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO boxes (`+columns+`) VALUES (?, 'System', -1, ?, 1) ON CONFLICT (id) DO NOTHING`,
+		SystemID, store.FormatTime(systemCreated))
+	if err != nil {
+		return fmt.Errorf("create the system box: %w", err)
+	}
 	return nil
 }

@@ -83,7 +83,7 @@ func (s *Server) automationRoutes() {
 		if err != nil {
 			return triggerWithURL{}, err
 		}
-		return triggerWithURL{s.triggerView(r, t), s.localURL(r) + trigger.PathPrefix + token}, nil
+		return triggerWithURL{s.triggerView(r, t), s.localURL(r) + trigger.PathPrefix + token, publicURL(ws, token)}, nil
 	}))
 	m.HandleFunc("PATCH /api/workspaces/{ws}/triggers/{tid}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in trigger.Update) (triggerView, error) {
 		t, err := ws.Triggers.Update(ctx, r.PathValue("tid"), in)
@@ -136,15 +136,24 @@ type triggerBody struct {
 type triggerView struct {
 	trigger.Trigger
 	URLPrefix string `json:"url_prefix"`
+	// PublicURLPrefix starts its URL through the relay, when linked.
+	PublicURLPrefix string `json:"public_url_prefix,omitempty"`
 }
 
 type triggerWithURL struct {
-	Trigger triggerView `json:"trigger"`
-	URL     string      `json:"url"`
+	Trigger   triggerView `json:"trigger"`
+	URL       string      `json:"url"`
+	PublicURL string      `json:"public_url,omitempty"` // through the relay (relay.go)
 }
 
 func (s *Server) triggerView(r *http.Request, t trigger.Trigger) triggerView {
-	return triggerView{t, s.localURL(r) + trigger.PathPrefix + t.TokenPrefix + "…"}
+	v := triggerView{Trigger: t, URLPrefix: s.localURL(r) + trigger.PathPrefix + t.TokenPrefix + "…"}
+	if ws, err := s.cfg.Home.Workspace(r.PathValue("ws")); err == nil {
+		if p := publicURL(ws, t.TokenPrefix); p != "" {
+			v.PublicURLPrefix = p + "…"
+		}
+	}
+	return v
 }
 
 // localURL is where this server is reached on this computer: LocalURL, else
@@ -179,7 +188,7 @@ func (s *Server) rotateTrigger(ctx context.Context, ws *workspace.Workspace, r *
 	if err != nil {
 		return triggerWithURL{}, err
 	}
-	return triggerWithURL{s.triggerView(r, t), s.localURL(r) + trigger.PathPrefix + token}, nil
+	return triggerWithURL{s.triggerView(r, t), s.localURL(r) + trigger.PathPrefix + token, publicURL(ws, token)}, nil
 }
 
 // samplePayload is a test call's body: a JSON string is sent as its text,

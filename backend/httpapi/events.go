@@ -2,11 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
-
 	"fmt"
-	"github.com/rerun-build/rerun-desktop/backend/event"
 	"net/http"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/event"
 )
 
 // events streams workspace changes as Server-Sent Events.

@@ -81,6 +81,10 @@ func (s *Server) routes() {
 	s.appRoutes()          // apps.go: catalog, installed apps, custom MCP servers, the OAuth callback
 	s.desktopRoutes()      // desktop.go: each agent's browser, its screen WebSocket
 	s.templateRoutes()     // templates.go: the template library, save as template, install, export, import
+	s.brainRoutes()        // brain.go: the workspace's Brain pages and their versions
+	s.relayRoutes()        // relay.go: the link to a rerun-relay, dead letters, pairing
+	s.onboardingRoutes()   // onboarding.go: the Foreman's onboarding: state, start, skip
+	s.syncExtraRoutes()    // sync_extras.go: runs on other devices, the variable sync opt-in
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

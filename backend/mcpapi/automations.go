@@ -20,10 +20,26 @@ import (
 type TriggerView struct {
 	trigger.Trigger
 	URLPrefix string `json:"url_prefix"`
+	// PublicURLPrefix starts its public URL, through the workspace's
+	// relay, when the workspace is linked to one.
+	PublicURLPrefix string `json:"public_url_prefix,omitempty"`
 }
 
-func toTrigger(ctx context.Context, t trigger.Trigger) TriggerView {
-	return TriggerView{t, hookURL(ctx, t.TokenPrefix) + "…"}
+func toTrigger(ctx context.Context, w *workspace.Workspace, t trigger.Trigger) TriggerView {
+	v := TriggerView{Trigger: t, URLPrefix: hookURL(ctx, t.TokenPrefix) + "…"}
+	if base := w.Relay.HookBase(); base != "" {
+		v.PublicURLPrefix = base + t.TokenPrefix + "…"
+	}
+	return v
+}
+
+// withPublicURL adds a new token's public URL to a tool's answer when the
+// workspace is linked to a relay.
+func withPublicURL(w *workspace.Workspace, out map[string]any, token string) map[string]any {
+	if base := w.Relay.HookBase(); base != "" {
+		out["public_url"] = base + token
+	}
+	return out
 }
 
 // hookURL is the URL of a trigger token on this server (a path when the
@@ -252,14 +268,14 @@ func triggerTools() []toolDef {
 			list, err := w.Triggers.List(ctx, a.ID)
 			out := make([]TriggerView, len(list))
 			for i, t := range list {
-				out[i] = toTrigger(ctx, t)
+				out[i] = toTrigger(ctx, w, t)
 			}
 			return map[string]any{"triggers": out}, err
 		},
 	}, {
 		name: "upsert_trigger", title: "Create or change a webhook trigger", idempotent: true,
 		description: "Create a webhook trigger for an agent, or change one. To change one, name it with trigger (id or name); without it, the agent's trigger with the same name is changed, or a new one is created. " +
-			"A new trigger's URL is returned in url only this once: it is the credential, so hand it to the calling service and keep it out of chats and logs (rotate_trigger_token makes a new one). " +
+			"A new trigger's URL is returned in url only this once (and its public URL, through the workspace's relay, in public_url when the workspace is linked to one): it is the credential, so hand it to the calling service and keep it out of chats and logs (rotate_trigger_token makes a new one). " +
 			"methods are the HTTP methods it accepts (default POST); rate_limit is calls per minute (default 60). signing_secret_var names a workspace variable that holds a Standard Webhooks signing secret (whsec_…): " +
 			"calls must then be signed; the person sets the variable in the Rerun app, no tool takes its value. Only the arguments given are changed.",
 		schema: `{"type":"object","properties":{` + agentRef + `,` + triggerRef + `,` +
@@ -304,7 +320,7 @@ func triggerTools() []toolDef {
 				if err != nil {
 					return nil, err
 				}
-				return map[string]any{"trigger": toTrigger(ctx, t), "created": false}, nil
+				return map[string]any{"trigger": toTrigger(ctx, w, t), "created": false}, nil
 			}
 			n := trigger.NewTrigger{AgentID: a.ID, Name: deref(in.Name), Instruction: deref(in.Instruction),
 				SigningSecretVar: deref(in.SigningSecretVar), Enabled: in.Enabled, RateLimit: deref(in.RateLimit)}
@@ -315,7 +331,7 @@ func triggerTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"trigger": toTrigger(ctx, t), "created": true, "url": hookURL(ctx, token)}, nil
+			return withPublicURL(w, map[string]any{"trigger": toTrigger(ctx, w, t), "created": true, "url": hookURL(ctx, token)}, token), nil
 		},
 	}, {
 		name: "test_trigger", title: "Test a webhook trigger",
@@ -338,7 +354,7 @@ func triggerTools() []toolDef {
 		},
 	}, {
 		name: "rotate_trigger_token", title: "Give a webhook trigger a new URL",
-		description: "Give a trigger a new URL (a new token) and return it, shown only this once. The old URL stops working at once, or after grace_seconds (at most 7 days) so the calling service can be switched over. " +
+		description: "Give a trigger a new URL (a new token) and return it (with public_url, through the workspace's relay, when linked), shown only this once. The old URL stops working at once, or after grace_seconds (at most 7 days) so the calling service can be switched over. " +
 			"Use it when the URL may have leaked.",
 		schema: `{"type":"object","properties":{` + optAgentRef + `,` + triggerRef + `,` +
 			`"grace_seconds":{"type":"integer","minimum":0,"maximum":604800,"description":"How long the old URL keeps working (default 0: it stops at once)."}` +
@@ -363,7 +379,7 @@ func triggerTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"trigger": toTrigger(ctx, t), "url": hookURL(ctx, token)}, nil
+			return withPublicURL(w, map[string]any{"trigger": toTrigger(ctx, w, t), "url": hookURL(ctx, token)}, token), nil
 		},
 	}, {
 		name: "delete_trigger", title: "Delete a webhook trigger", destructive: true, idempotent: true,

@@ -120,16 +120,22 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	}
 	out, err := t.run(ctx, w, args)
 	if err != nil {
-		if !errors.Is(err, fault.ErrInvalid) && !errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrConflict) {
-			return mcp.NewToolResultError(t.name + " failed: " + err.Error()), nil
-		}
-		return mcp.NewToolResultError(fault.Message(err)), nil
+		return mcp.NewToolResultError(t.errorText(err)), nil
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode %s result: %w", t.name, err)
 	}
 	return mcp.NewToolResultText(string(b)), nil
+}
+
+// errorText is what the caller reads of a failed call: the message of a
+// failure it can fix, or the tool's name and the error.
+func (t toolDef) errorText(err error) string {
+	if !errors.Is(err, fault.ErrInvalid) && !errors.Is(err, fault.ErrNotFound) && !errors.Is(err, fault.ErrConflict) {
+		return t.name + " failed: " + err.Error()
+	}
+	return fault.Message(err)
 }
 
 // decode reads a tool's arguments strictly: an unknown argument is an error

@@ -37,22 +37,25 @@ type Space struct {
 
 // Agent is an agent as the API shows it ("space", not "box").
 type Agent struct {
-	ID           string    `json:"id"`
-	Name         string    `json:"name"`
-	Handle       string    `json:"handle"`
-	SpaceID      string    `json:"space_id"`
-	Space        string    `json:"space"`
-	Soul         string    `json:"soul,omitempty"`
-	Provider     string    `json:"provider"`
-	Model        string    `json:"model"`
-	Capabilities []string  `json:"capabilities"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Handle       string   `json:"handle"`
+	SpaceID      string   `json:"space_id"`
+	Space        string   `json:"space"`
+	Soul         string   `json:"soul,omitempty"`
+	Provider     string   `json:"provider"`
+	Model        string   `json:"model"`
+	Capabilities []string `json:"capabilities"`
+	// Builtin names a built-in agent ("rerun"); such an agent is managed
+	// in the app only.
+	Builtin   string    `json:"builtin,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSoul bool) Agent {
 	out := Agent{ID: a.ID, Name: a.Name, Handle: a.Handle, SpaceID: a.BoxID, Provider: a.Provider, Model: a.Model,
-		Capabilities: a.Capabilities, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+		Capabilities: a.Capabilities, Builtin: a.Builtin, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if w != nil { // nil: the caller fills Space
 		if b, err := w.Boxes.Get(ctx, a.BoxID); err == nil {
 			out.Space = b.Name
@@ -175,6 +178,9 @@ func agentTools() []toolDef {
 			}
 			out := []Agent{}
 			for _, a := range agents {
+				if a.Builtin != "" {
+					continue // has no space; get_agent and send_message reach it by @handle
+				}
 				if space == "" || a.BoxID == space {
 					v := toAgent(ctx, nil, a, false)
 					v.Space = names[a.BoxID]
@@ -253,6 +259,9 @@ func agentTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
+			if a.Builtin != "" {
+				return nil, errBuiltin(a)
+			}
 			if in.Space != nil {
 				box, err := findSpace(ctx, w, *in.Space)
 				if err != nil {
@@ -275,12 +284,20 @@ func agentTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
+			if a.Builtin != "" {
+				return nil, errBuiltin(a)
+			}
 			if err := w.DeleteAgent(ctx, a.ID); err != nil {
 				return nil, err
 			}
 			return map[string]any{"deleted": a.ID, "handle": a.Handle}, nil
 		},
 	}}
+}
+
+// errBuiltin refuses changing a built-in agent through the API.
+func errBuiltin(a agent.Agent) error {
+	return fault.Invalid("@%s is built into Rerun: it cannot be deleted, renamed or moved, and only the person changes its soul and model, in the app", a.Handle)
 }
 
 func capabilityList() string {

@@ -29,7 +29,12 @@ type Input struct {
 	// Variables are the names (never the values) of the workspace's
 	// secret variables, which tools resolve from ${NAME}.
 	Variables []string
-	Now       time.Time // in the user's time zone
+	// Brain are the workspace's pages, every agent's shared knowledge of
+	// the company; none leaves the section out. BrainPropose says the agent
+	// may propose edits (propose_brain_edit).
+	Brain        []BrainPage
+	BrainPropose bool
+	Now          time.Time // in the user's time zone
 }
 
 // MaxMemoriesBytes bounds the "What you remember" section: recalled facts
@@ -67,6 +72,8 @@ func System(in Input) string {
 			}
 		}
 	}
+
+	b.WriteString(brainSection(in.Brain, in.BrainPropose))
 
 	if mems := memories(in.Memories); mems != "" {
 		b.WriteString("\n## What you remember\n\n")

@@ -3,8 +3,6 @@ package prompt
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,20 +31,7 @@ func TestSystemGolden(t *testing.T) {
 			Memories: []string{"[mem_1] Refunds above 200 EUR go to @refunds.", "[mem_2] Maria prefers\nshort answers."}, Now: now}},
 		{"variables", Input{Name: "Deployer", Handle: "deployer", Box: "Ops", Variables: []string{"GITHUB_TOKEN", "STRIPE_KEY"}, Now: now}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := System(tc.in)
-			path := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				os.WriteFile(path, []byte(got), 0o644)
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("read golden (run with -update to create): %v", err)
-			}
-			if got != string(want) {
-				t.Errorf("system prompt differs from %s (run go test -update if intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, System(tc.in)) })
 	}
 }
 

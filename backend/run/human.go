@@ -42,6 +42,7 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 	}
 	var asked *card
 	var held []ToolCall
+	items := map[string]pause.ApprovalItem{} // the card items of calls held by their tool's Approve
 	for _, c := range md.ToolCalls {
 		if ctx.Err() != nil {
 			return turnDone, nil // the loop records the stop; calls left without a result read as interrupted
@@ -83,6 +84,19 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 			if err := s.result(bg, r, c, "not run: you asked the person something first in this turn. Call it again after their answer if it is still needed.", true, ""); err != nil {
 				return turnDone, err
 			}
+		case known && t.Approve != nil && !s.declined(bg, r.ID, c):
+			if err := s.record(bg, r, StepToolCall, c, s.now(), nil); err != nil {
+				return turnDone, err
+			}
+			title, detail, err := t.Approve(bg, c.Input)
+			if err != nil {
+				if err := s.result(bg, r, c, err.Error(), true, ""); err != nil {
+					return turnDone, err
+				}
+				continue
+			}
+			items[c.ID] = pause.ApprovalItem{ID: c.ID, Title: title, Kind: pause.ItemText, Detail: detail, Tool: c.Name, Input: c.Input}
+			held = append(held, c)
 		case known && a.AskFirst[t.Family] && tool.Acts(c.Name, c.Input) && !s.declined(bg, r.ID, c):
 			if err := s.record(bg, r, StepToolCall, c, s.now(), nil); err != nil {
 				return turnDone, err
@@ -122,7 +136,14 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 	case len(held) > 0:
 		req := pause.ApprovalRequest{Title: "Before " + a.Name + " goes on", Policy: true,
 			Reason: "Ask first is on for these tools in " + a.Name + "'s settings."}
+		if len(items) == len(held) {
+			req.Reason = "Only you can allow these changes."
+		}
 		for _, c := range held {
+			if it, ok := items[c.ID]; ok {
+				req.Items = append(req.Items, it)
+				continue
+			}
 			title, kind, detail := tool.Preview(env, c.Name, c.Input)
 			req.Items = append(req.Items, pause.ApprovalItem{ID: c.ID, Title: title, Kind: kind, Detail: detail, Tool: c.Name, Input: c.Input})
 		}

@@ -19,6 +19,7 @@ const recallAtStart = 5
 type promptParts struct {
 	skills   string   // the skill index
 	memories []string // recalled facts, "[id] text"
+	brain    []prompt.BrainPage
 }
 
 // promptExtra recalls the memories relevant to the run's input (when the
@@ -45,6 +46,7 @@ func (s *Service) promptExtra(ctx context.Context, a agent.Agent, r *Run) prompt
 		}
 		p.skills = idx
 	}
+	p.brain = s.brainPages(ctx, r) // every agent reads the Brain
 	return p
 }
 
@@ -71,6 +73,7 @@ func (s *Service) system(ctx context.Context, a agent.Agent, extra promptParts) 
 	return prompt.System(prompt.Input{
 		Name: a.Name, Handle: a.Handle, Box: boxName, Soul: a.Soul,
 		Guide: s.guide(a), Skills: extra.skills, Memories: extra.memories, Variables: s.variableNames(),
+		Brain: extra.brain, BrainPropose: s.brain != nil && canPropose(a),
 		Now: s.cfg.Now().In(s.cfg.Location),
 	})
 }

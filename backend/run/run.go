@@ -22,6 +22,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -155,6 +156,7 @@ type Service struct {
 	sources   []ToolSource
 	apps      *connector.Service
 	browsers  Browsers
+	brain     *brain.Service
 
 	kick chan struct{}
 	// startStmts are StartTx's statements, prepared once: schedules and
@@ -198,6 +200,9 @@ type Deps struct {
 	Apps *connector.Service
 	// Browsers close takeover cards (nil: no browsers).
 	Browsers Browsers
+	// Brain is the workspace's pages every agent reads in its prompt and
+	// with read_brain_page, and proposes edits to (nil: no Brain).
+	Brain *brain.Service
 }
 
 // ToolSource gives an agent tools of its own making; it decides from the
@@ -216,7 +221,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withApps(d.Sources, d.Apps), apps: d.Apps, browsers: d.Browsers,
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain), apps: d.Apps, browsers: d.Browsers, brain: d.Brain,
 		kick: make(chan struct{}, 1),
 		startStmts: sync.OnceValues(func() (startStatements, error) {
 			return prepareStart(d.DB)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -88,6 +89,8 @@ type fixture struct {
 	notes run.Notifier
 	// apps, when set before serve, are the apps installed on the agents.
 	apps *connector.Service
+	// brain, when set before serve, is the workspace's Brain.
+	brain *brain.Service
 }
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
@@ -123,7 +126,7 @@ func base(t testing.TB) *fixture {
 func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
 	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
 		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
-		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes, Apps: f.apps}, cfg)
+		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes, Apps: f.apps, Brain: f.brain}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Serve(ctx); close(done) }()

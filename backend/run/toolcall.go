@@ -28,7 +28,7 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	case t.IsPause():
 		res.Output, res.IsError = fmt.Sprintf("%s cannot run as an approved action; call it yourself", c.Name), true
 		return res, nil
-	case tool.Acts(c.Name, c.Input) && c.Via == "" && s.declined(ctx, r.ID, c):
+	case (tool.Acts(c.Name, c.Input) || t.Approve != nil) && c.Via == "" && s.declined(ctx, r.ID, c):
 		res.Output, res.IsError = "not run: the person declined exactly this action earlier in this run. Do not do it another way.", true
 		return res, nil
 	}

@@ -103,6 +103,9 @@ func (s *Service) FireDue(ctx context.Context) (more bool, err error) {
 	if err := s.settlePending(ctx, now); err != nil && ctx.Err() == nil {
 		s.log.Error("settle interrupted fires", "err", err)
 	}
+	if s.active != nil && !s.active() {
+		return false, nil // another device of the workspace fires them
+	}
 	claims, n, err := s.claim(ctx, now)
 	if err != nil {
 		return false, err

@@ -203,6 +203,9 @@ type Deps struct {
 	Runs      Runs
 	Bus       *event.Bus   // nil: no change events
 	Logger    *slog.Logger // nil: discard
+	// Active says whether this device fires the schedules (a workspace
+	// synced between devices fires them on one only); nil: always.
+	Active func() bool
 }
 
 // Config tunes the service. Zero values take the defaults.
@@ -256,6 +259,7 @@ type Service struct {
 	cfg       Config
 	wake      chan struct{}
 	stmts     func() (statements, error) // prepared on first use
+	active    func() bool
 }
 
 // NewService returns the schedule service; call Serve to fire schedules.
@@ -265,7 +269,7 @@ func NewService(d Deps, cfg Config) *Service {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Service{db: d.DB, workspace: d.Workspace, runs: d.Runs, bus: d.Bus, log: log,
-		cfg: cfg.withDefaults(), wake: make(chan struct{}, 1),
+		cfg: cfg.withDefaults(), wake: make(chan struct{}, 1), active: d.Active,
 		stmts: sync.OnceValues(func() (statements, error) { return prepare(d.DB) })}
 }
 

@@ -37,8 +37,16 @@ type Config struct {
 
 // Service reads and writes the skills of a workspace's agents.
 type Service struct {
-	db  *store.DB
-	cfg Config
+	db      *store.DB
+	cfg     Config
+	changed func(ctx context.Context, agentID, name string, deleted bool)
+}
+
+// OnChange sets fn to be told after a skill was written or deleted (device
+// sync records deletions: a skill's versions stay in the database). Set it
+// before the service is used.
+func (s *Service) OnChange(fn func(ctx context.Context, agentID, name string, deleted bool)) {
+	s.changed = fn
 }
 
 // New returns the skill service.
@@ -331,6 +339,9 @@ func (s *Service) write(ctx context.Context, agentID, name string, skillMD []byt
 	if err := s.saveVersion(ctx, agentID, name, string(skillMD)); err != nil {
 		return Skill{}, err
 	}
+	if s.changed != nil {
+		s.changed(ctx, agentID, name, false)
+	}
 	return sk, nil
 }
 
@@ -401,6 +412,9 @@ func (s *Service) Delete(ctx context.Context, agentID, name string) error {
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("delete skill %s: %w", name, err)
+	}
+	if s.changed != nil {
+		s.changed(ctx, agentID, name, true)
 	}
 	return nil
 }

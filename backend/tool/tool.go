@@ -32,6 +32,11 @@ type Tool struct {
 	// Pause, when set, makes the tool a card for the person instead: it
 	// checks the input and returns the pause kind and request to store.
 	Pause func(input json.RawMessage) (kind string, request any, err error)
+	// Approve, when set, holds every call for the person's approval on a
+	// card, whatever the agent's ask-first switches say: it checks the
+	// input and returns the card item's title and detail. Run runs only
+	// for an approved call; a declined one changes nothing.
+	Approve func(ctx context.Context, input json.RawMessage) (title, detail string, err error)
 }
 
 // Env is where a tool runs: one agent of one workspace.

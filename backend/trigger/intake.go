@@ -1,6 +1,7 @@
 package trigger
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,16 +41,25 @@ func (s *Service) Intake(w http.ResponseWriter, r *http.Request) {
 	if token == "" {
 		token = path.Base(r.URL.Path)
 	}
+	s.intake(w, r, Shown(token), func(ctx context.Context, now time.Time) (Trigger, bool, error) {
+		return s.lookup(ctx, token, now)
+	})
+}
+
+// intake takes one call of the trigger find returns; shown is what logs
+// may print of the credential the caller presented. Intake (a token) and
+// the relay's in-process intake (a token's hash) share it.
+func (s *Service) intake(w http.ResponseWriter, r *http.Request, shown string, find func(context.Context, time.Time) (Trigger, bool, error)) {
 	ctx := r.Context()
 	now := s.now()
-	t, ok, err := s.lookup(ctx, token, now)
+	t, ok, err := find(ctx, now)
 	if err != nil {
-		s.log.Error("trigger call", "token", Shown(token), "err", err)
+		s.log.Error("trigger call", "token", shown, "err", err)
 		writeError(w, http.StatusInternalServerError, "the trigger could not be read; try again")
 		return
 	}
 	if !ok {
-		s.log.Debug("call to an unknown trigger token", "token", Shown(token))
+		s.log.Debug("call to an unknown trigger token", "token", shown)
 		writeError(w, http.StatusNotFound, "no trigger at this URL: the token is wrong, or it was rotated")
 		return
 	}

@@ -531,17 +531,26 @@ func (s *Service) lookup(ctx context.Context, token string, now time.Time) (Trig
 	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 200 {
 		return Trigger{}, false, nil
 	}
+	t, ok, err := s.lookupHash(ctx, hash(token), now)
+	if err != nil {
+		return Trigger{}, false, fmt.Errorf("look up trigger token %s: %w", Shown(token), err)
+	}
+	return t, ok, nil
+}
+
+// lookupHash finds the trigger whose live token has SHA-256 h (hex).
+func (s *Service) lookupHash(ctx context.Context, h string, now time.Time) (Trigger, bool, error) {
 	st, err := s.stmts()
 	if err != nil {
 		return Trigger{}, false, err
 	}
 	ts := store.FormatTime(now)
-	t, err := scan(st.lookup.QueryRowContext(ctx, ts, hash(token), ts))
+	t, err := scan(st.lookup.QueryRowContext(ctx, ts, h, ts))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Trigger{}, false, nil
 	}
 	if err != nil {
-		return Trigger{}, false, fmt.Errorf("look up trigger token %s: %w", Shown(token), err)
+		return Trigger{}, false, err
 	}
 	return t, true, nil
 }

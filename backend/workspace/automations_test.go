@@ -15,7 +15,7 @@ import (
 )
 
 // served opens a data directory with cfg and serves it until the test ends.
-func served(t *testing.T, cfg workspace.Config) (*workspace.Home, *workspace.Workspace, agent.Agent) {
+func served(t testing.TB, cfg workspace.Config) (*workspace.Home, *workspace.Workspace, agent.Agent) {
 	t.Helper()
 	cfg.DataDir = t.TempDir()
 	h, err := workspace.Open(context.Background(), cfg)

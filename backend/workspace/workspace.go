@@ -34,6 +34,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/apikey"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/browser"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
@@ -41,6 +42,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
+	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
@@ -84,6 +86,19 @@ type Config struct {
 	// LocalAddr is the local server's host:port (e.g. 127.0.0.1:7777):
 	// the agents' browsers never load it.
 	LocalAddr string
+	// APITools gives the built-in agents the API's tool set in process
+	// (mcpapi.InProcess); nil: they have only their board tools.
+	APITools func(*Workspace) run.ToolSource
+	// Onboarding makes a workspace created on this device start with the
+	// Foreman's onboarding (onboarding.go); false (the zero value, and what
+	// tests use) starts nothing by itself. main sets it unless
+	// RERUN_ONBOARDING=off.
+	Onboarding bool
+	// FirecrawlAPIKey and FirecrawlBaseURL let the Foreman read websites
+	// through Firecrawl (envconfig.Firecrawl); a FIRECRAWL_API_KEY
+	// workspace variable wins over the key. Base URL "" is Firecrawl's.
+	FirecrawlAPIKey  string
+	FirecrawlBaseURL string
 }
 
 // embedder is the configured embeddings client, nil for keywords only.
@@ -130,9 +145,21 @@ type Workspace struct {
 	// Templates is the template library: agents packaged to install again
 	// here or elsewhere.
 	Templates *template.Service
+	// Brain is the workspace's pages about the company, read by every
+	// agent; the Foreman writes the first ones (brain.Service.Save).
+	Brain *brain.Service
+	// Replica syncs the workspace's records with its other devices
+	// (replica.go).
+	Replica *replica.Engine
+	// Relay is the workspace's link to a rerun-relay (relay.go): the
+	// triggers' public URLs.
+	Relay *Relay
 
 	mu   sync.Mutex
 	info Info
+	// onboarding serialises the onboarding's state changes (onboarding.go).
+	onboarding sync.Mutex
+	watching   atomic.Bool // an onboarding watcher runs (onboarding_seed.go)
 }
 
 // Info returns the workspace's id and current name.
@@ -146,8 +173,10 @@ func (w *Workspace) Info() Info {
 // with its folder and memories. Its schedules and triggers go with its row
 // (cascade).
 func (w *Workspace) DeleteAgent(ctx context.Context, id string) error {
-	if _, err := w.Agents.Get(ctx, id); err != nil {
+	if a, err := w.Agents.Get(ctx, id); err != nil {
 		return err
+	} else if a.Builtin != "" {
+		return w.Agents.Delete(ctx, id) // refused, saying why
 	}
 	if err := w.Runs.CancelAgent(ctx, id); err != nil {
 		return err
@@ -351,6 +380,8 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"trigger loop":  w.Triggers.Serve,
 		"browsers":      w.Browsers.Serve,
 		"apps":          w.Connectors.Serve,
+		"relay link":    w.Relay.Serve,
+		"onboarding":    func(ctx context.Context) error { h.watchOnboarding(ctx, w); return nil },
 	} {
 		h.group.Add(1)
 		go func() {
@@ -476,6 +507,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Skills:    skill.New(db, skill.Config{AgentsDir: filepath.Join(dir, "agents")}),
 		Variables: vars,
 		Notify:    notify.New(db, id, &h.bus),
+		Brain:     brain.New(db, id, &h.bus),
 		Models:    newModels(h.modelSettings, vars),
 		info:      Info{ID: id},
 	}
@@ -486,10 +518,10 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.Runs = run.NewService(run.Deps{
 		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: w.Models, Bus: &h.bus,
 		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
-		Memory: w.Memory, Skills: w.Skills,
+		Memory: w.Memory, Skills: w.Skills, Brain: w.Brain,
 		Vars: vars, Notifier: runNotifier{w.Notify},
 		Apps:    w.Connectors,
-		Sources: []run.ToolSource{browserTools{w.Browsers}}, Browsers: browserTools{w.Browsers},
+		Sources: []run.ToolSource{browserTools{w.Browsers}, h.builtinTools(w), h.foremanTools(w)}, Browsers: browserTools{w.Browsers},
 	}, h.cfg.Runtime)
 	log := h.log.With("workspace", id)
 	tz := h.cfg.Timezone
@@ -498,6 +530,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	}
 	w.Schedules = schedule.NewService(schedule.Deps{
 		DB: db, Workspace: id, Runs: automationRuns{w.Runs, run.SourceSchedule}, Bus: &h.bus, Logger: log,
+		Active: func() bool { return w.Replica == nil || w.Replica.Active() },
 	}, schedule.Config{DefaultTimezone: tz})
 	w.Triggers = trigger.NewService(trigger.Deps{
 		DB: db, Workspace: id, Runs: automationRuns{w.Runs, run.SourceTrigger}, Secrets: vars, Bus: &h.bus, Logger: log,
@@ -507,6 +540,18 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
 		Connectors: w.Connectors, Variables: vars, Runs: w.Runs, Notify: w.Notify,
 	})
+	if w.Replica, err = h.openReplica(ctx, w, id); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s sync: %w", id, err)
+	}
+	if err := h.ensureBuiltins(ctx, w); err != nil { // rerunagent.go
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s: %w", id, err)
+	}
+	if w.Relay, err = h.openRelay(ctx, w, id); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s: %w", id, err)
+	}
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
@@ -531,25 +576,34 @@ func (h *Home) Create(ctx context.Context, name string) (Info, error) {
 		return Info{}, err
 	}
 	id := store.NewID("ws")
-	dir := filepath.Join(h.workspacesDir(), id)
-	w, err := h.openWorkspace(ctx, id)
+	w, err := h.newWorkspace(ctx, id, name)
 	if err != nil {
-		os.RemoveAll(dir)
-		return Info{}, err
-	}
-	now := time.Now().UTC()
-	if _, err := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?), ('created_at', ?)`, name, store.FormatTime(now)); err != nil {
 		return Info{}, fmt.Errorf("create workspace %q: %w", name, err)
 	}
-	w.mu.Lock()
-	w.info = Info{ID: id, Name: name, CreatedAt: now}
-	w.mu.Unlock()
 	if _, err := w.Boxes.Create(ctx, DefaultBoxName); err != nil {
 		return Info{}, fmt.Errorf("create workspace %q: %w", name, err)
 	}
 	h.log.Info("workspace created", "id", id)
 	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
+	h.autoOnboard(ctx, w) // onboarding.go
 	return w.Info(), nil
+}
+
+// newWorkspace makes the folder of workspace id, opens it and names it.
+func (h *Home) newWorkspace(ctx context.Context, id, name string) (*Workspace, error) {
+	w, err := h.openWorkspace(ctx, id)
+	if err != nil {
+		os.RemoveAll(filepath.Join(h.workspacesDir(), id))
+		return nil, err
+	}
+	now := time.Now().UTC()
+	if _, err := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?), ('created_at', ?)`, name, store.FormatTime(now)); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.info = Info{ID: id, Name: name, CreatedAt: now}
+	w.mu.Unlock()
+	return w, nil
 }
 
 // Close closes every workspace.
@@ -559,6 +613,7 @@ func (h *Home) Close() error {
 	var errs []error
 	for id, w := range h.open {
 		w.Connectors.Close() // ends the stdio servers it started
+		w.Relay.close()
 		if err := w.Browsers.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close workspace %s browsers: %w", id, err))
 		}

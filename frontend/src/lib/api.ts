@@ -45,6 +45,10 @@ import type {
 import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
+import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
+import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
+import type { Onboarding } from './onboarding';
+import type { RunSummary, VariableSync } from './types';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -191,6 +195,9 @@ export const api = {
     request<Run[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs?limit=${limit}`),
   usage: (wsId: string, agentId: string, days = 30) =>
     request<DayUsage[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/usage?days=${days}`),
+  /** Summaries of the agent's runs on the workspace's other devices (read-only). */
+  runsElsewhere: (wsId: string, agentId: string, limit = 50) =>
+    request<RunSummary[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs/elsewhere?limit=${limit}`),
   getRun: (wsId: string, runId: string) => request<RunDetail>('GET', `${ws(wsId)}/runs/${seg(runId)}`),
   cancelRun: (wsId: string, runId: string) => request<Run>('POST', `${ws(wsId)}/runs/${seg(runId)}/cancel`),
 
@@ -261,6 +268,8 @@ export const api = {
   setVariable: (wsId: string, name: string, value: string) =>
     request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, { value }),
   deleteVariable: (wsId: string, name: string) => request<void>('DELETE', `${ws(wsId)}/variables/${seg(name)}`),
+  getVariableSync: (wsId: string) => request<VariableSync>('GET', `${ws(wsId)}/settings/variable-sync`),
+  setVariableSync: (wsId: string, enabled: boolean) => request<VariableSync>('PUT', `${ws(wsId)}/settings/variable-sync`, { enabled }),
 
   listSchedules: (wsId: string, agentId: string) => request<Schedule[]>('GET', `${agentPath(wsId, agentId)}/schedules`),
   createSchedule: (wsId: string, agentId: string, input: ScheduleInput) =>
@@ -330,4 +339,34 @@ export const api = {
   /** Adds a template from a .rerun-template file (the file itself is the body); 400 says what is wrong. */
   importTemplate: (wsId: string, file: Blob | ArrayBuffer) =>
     request<Template>('POST', `${ws(wsId)}/templates/import`, new RawBody(file, 'application/zip')),
+
+  listBrain: (wsId: string) => request<BrainSummary[]>('GET', `${ws(wsId)}/brain`),
+  getBrainPage: (wsId: string, id: string) => request<BrainPage>('GET', `${ws(wsId)}/brain/${seg(id)}`),
+  createBrainPage: (wsId: string, input: BrainPageInput) => request<BrainPage>('POST', `${ws(wsId)}/brain`, input),
+  /** baseVersion: the version the editor loaded; 409 when the page moved on since (the message says what to do). */
+  updateBrainPage: (wsId: string, id: string, baseVersion: number, patch: Partial<BrainPageInput>) =>
+    request<BrainPage>('PATCH', `${ws(wsId)}/brain/${seg(id)}`, { ...patch, base_version: baseVersion }),
+  deleteBrainPage: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/brain/${seg(id)}`),
+  brainVersions: (wsId: string, id: string) => request<BrainVersion[]>('GET', `${ws(wsId)}/brain/${seg(id)}/versions`),
+
+  relayStatus: (wsId: string) => request<RelayStatus>('GET', `${ws(wsId)}/relay`),
+  /** Links the workspace to a relay; its secret is kept sealed in the app, never answered. */
+  linkRelay: (wsId: string, body: RelayLinkRequest) => request<RelayStatus>('POST', `${ws(wsId)}/relay`, body),
+  /** force: forget the link here even when the relay cannot be reached. */
+  unlinkRelay: (wsId: string, force = false) => request<void>('DELETE', `${ws(wsId)}/relay${force ? '?force=1' : ''}`),
+  deadLetters: (wsId: string) => request<DeadLetter[]>('GET', `${ws(wsId)}/relay/dead-letters`),
+  replayDeadLetter: (wsId: string, id: string) => request<void>('POST', `${ws(wsId)}/relay/dead-letters/${seg(id)}/replay`),
+  dropDeadLetter: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/relay/dead-letters/${seg(id)}`),
+  /** A pairing code for another device: it grants access to the workspace. */
+  pairingCode: (wsId: string) => request<{ code: string }>('POST', `${ws(wsId)}/relay/pairing`),
+  joinWorkspace: (code: string, name?: string) => request<Workspace>('POST', '/api/relay/join', { code, name }),
+  /** Makes device the one that takes the webhooks and fires the schedules, on every device. */
+  setAutomationsDevice: (wsId: string, deviceId: string) =>
+    request<RelayStatus>('PUT', `${ws(wsId)}/relay/automations-device`, { device_id: deviceId }),
+
+  onboarding: (wsId: string) => request<Onboarding>('GET', `${ws(wsId)}/onboarding`),
+  /** Starts onboarding, resumes the stopped one, or runs it again after done or skipped. */
+  startOnboarding: (wsId: string) => request<Onboarding>('POST', `${ws(wsId)}/onboarding/start`),
+  /** Cancels the Foreman's run and its open card. */
+  skipOnboarding: (wsId: string) => request<Onboarding>('POST', `${ws(wsId)}/onboarding/skip`),
 };

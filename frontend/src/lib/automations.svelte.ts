@@ -17,6 +17,8 @@ export class AutomationsState {
   deliveries = $state<Record<string, TriggerDelivery[]>>({});
   /** Whole URLs just made (create, rotate), by trigger id: in memory only, shown once. */
   urls = $state<Record<string, string>>({});
+  /** The same, through the workspace's relay (when linked): also shown once. */
+  publicUrls = $state<Record<string, string>>({});
   /** Schedules and triggers with an action on its way (their buttons wait). */
   busy = $state<Record<string, boolean>>({});
   loaded = $state(false);
@@ -133,6 +135,7 @@ export class AutomationsState {
   async createTrigger(input: TriggerInput): Promise<Trigger> {
     const made = await api.createTrigger(this.wsId, this.agentId, input);
     this.urls[made.trigger.id] = made.url;
+    if (made.public_url) this.publicUrls[made.trigger.id] = made.public_url;
     this.triggers = put(this.triggers, made.trigger);
     await this.load();
     return made.trigger;
@@ -149,12 +152,14 @@ export class AutomationsState {
   async rotate(t: Trigger, graceSeconds: number) {
     const made = await api.rotateTrigger(this.wsId, t.id, graceSeconds);
     this.urls[t.id] = made.url;
+    if (made.public_url) this.publicUrls[t.id] = made.public_url;
     this.triggers = put(this.triggers, made.trigger);
   }
 
   /** Forgets a whole URL once the person is done with it. */
   hideUrl(id: string) {
     delete this.urls[id];
+    delete this.publicUrls[id];
   }
 
   /** Fires a test delivery and opens the trigger's deliveries to show it. */

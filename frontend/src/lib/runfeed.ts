@@ -25,6 +25,8 @@ export type RunFeedListener = {
   browser?: (ev: ChangeEvent) => void;
   /** template.* (id: the template). */
   templates?: (ev: ChangeEvent) => void;
+  /** brain.page.* (id: the page). */
+  brain?: (ev: ChangeEvent) => void;
 };
 
 /** The kinds `automation` listeners hear. */
@@ -61,6 +63,10 @@ export const runFeed = {
     }
     if (ev.kind.startsWith('browser.')) {
       for (const l of listeners) l.browser?.(ev);
+      return;
+    }
+    if (ev.kind.startsWith('brain.')) {
+      for (const l of listeners) l.brain?.(ev);
       return;
     }
     if (ev.kind.startsWith('template.')) {

@@ -15,6 +15,8 @@ export type Agent = {
   capabilities: string[];
   /** Per tool family: show an approval card before its tools act; absent from older servers. */
   ask_first?: Record<string, boolean>;
+  /** Which built-in agent this is ('rerun'); '' or absent for the person's own. */
+  builtin?: string;
   created_at: string;
   updated_at: string;
 };
@@ -102,6 +104,31 @@ export type DeltaEvent = { workspace: string; run: string; agent: string; sessio
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
 export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger' | 'template';
+
+/** A run that ended on another device of the workspace (device sync carries summaries, never logs). */
+export type RunSummary = {
+  id: string;
+  agent_id: string;
+  source: RunSource;
+  status: RunStatus;
+  input: string; // its first 500 characters
+  output: string; // its first 2,000 characters
+  error: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  cost_known: boolean;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  device: string;
+  /** The name the device gave itself (its host name), when it arrived. */
+  device_name?: string;
+};
+
+/** Settings → Variables: whether values sync to the other devices (end-to-end encrypted). */
+export type VariableSync = { enabled: boolean };
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
@@ -457,6 +484,8 @@ export type Trigger = {
   old_token_expires_at: string | null;
   /** "http://127.0.0.1:7777/hooks/rrh_abc123…", for display. */
   url_prefix: string;
+  /** "https://relay.example.com/h/rrh_abc123…" when the workspace is linked to a relay. */
+  public_url_prefix?: string;
   created_at: string;
   updated_at: string;
   rotated_at: string | null;
@@ -472,7 +501,7 @@ export type TriggerInput = {
 };
 
 /** A trigger with its whole URL: answered by create and rotate only. */
-export type TriggerWithUrl = { trigger: Trigger; url: string };
+export type TriggerWithUrl = { trigger: Trigger; url: string; /** Through the workspace's relay, when linked. */ public_url?: string };
 
 /** One call of a trigger's URL (or a test). */
 export type TriggerDelivery = {
@@ -638,3 +667,24 @@ export type TemplatePatch = Partial<Pick<Template, 'name' | 'description' | 'aut
 
 /** What installing made: the agent and one line per card it raised. */
 export type TemplateInstall = { agent: Agent; cards: string[] };
+
+/** Who wrote a Brain version: the person, the Foreman (onboarding) or an agent whose proposal was approved. */
+export type BrainAuthor = string; // 'person' | 'foreman' | 'agent:@handle'
+/** A Brain page in the list: everything but its body (docs/http-api.md, "The Brain"). */
+export type BrainSummary = {
+  id: string;
+  slug: string;
+  title: string;
+  /** What agents read: own_summary, else the body's first paragraph. */
+  summary: string;
+  own_summary: string;
+  version: number;
+  size: number;
+  edited_by_person: boolean;
+  created_at: string;
+  updated_at: string;
+  updated_by: BrainAuthor;
+};
+export type BrainPage = BrainSummary & { body: string };
+export type BrainVersion = { version: number; title: string; summary: string; body: string; author: BrainAuthor; created_at: string };
+export type BrainPageInput = { title: string; body: string; summary?: string };

@@ -1,0 +1,173 @@
+package workspace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rerun-build/rerun-desktop/backend/brain"
+	"github.com/rerun-build/rerun-desktop/backend/pause"
+)
+
+// watchOnboarding follows the answer to the onboarding's first card while
+// one waits, until ctx ends: answered, the Brain gets a first page from the
+// answers at once (with or without a model); dismissed, onboarding is
+// skipped. It listens only while a first card is pending, and one watcher
+// runs per workspace at a time (StartOnboarding starts one for a new card).
+func (h *Home) watchOnboarding(ctx context.Context, w *Workspace) {
+	for w.watching.CompareAndSwap(false, true) {
+		h.watchFirstCard(ctx, w)
+		w.watching.Store(false)
+		// A card started while this watcher was stopping gets it back.
+		if ctx.Err() != nil || !h.firstCardPending(ctx, w) {
+			return
+		}
+	}
+}
+
+// watchOnboardingLater starts watchOnboarding when the workspaces are
+// served (Serve starts it for those that are not yet).
+func (h *Home) watchOnboardingLater(w *Workspace) {
+	h.mu.Lock()
+	ctx := h.serving
+	if ctx != nil {
+		h.group.Add(1)
+	}
+	h.mu.Unlock()
+	if ctx == nil {
+		return
+	}
+	go func() {
+		defer h.group.Done()
+		h.watchOnboarding(ctx, w)
+	}()
+}
+
+func (h *Home) watchFirstCard(ctx context.Context, w *Workspace) {
+	if !h.firstCardPending(ctx, w) {
+		return
+	}
+	changes, stop := h.bus.Subscribe()
+	defer stop()
+	id := w.Info().ID
+	h.settleFirstCard(ctx, w) // answered before this watcher listened
+	for h.firstCardPending(ctx, w) {
+		select {
+		case <-ctx.Done():
+			return
+		case c := <-changes:
+			if c.Workspace == id && c.Kind == "pause.updated" && c.Agent == ForemanAgentID {
+				h.settleFirstCard(ctx, w)
+			}
+		}
+	}
+}
+
+// firstCardPending reports whether the onboarding's first card is open, or
+// answered and not yet acted on.
+func (h *Home) firstCardPending(ctx context.Context, w *Workspace) bool {
+	w.onboarding.Lock()
+	defer w.onboarding.Unlock()
+	rec, err := w.readOnboarding(ctx)
+	if err != nil || rec.State != OnboardingRunning || rec.FirstCard == "" || rec.Seeded {
+		return false
+	}
+	p, err := w.Runs.GetPause(ctx, rec.FirstCard)
+	return err == nil && p.Status != pause.Cancelled
+}
+
+// settleFirstCard acts once on the answered first card.
+func (h *Home) settleFirstCard(ctx context.Context, w *Workspace) {
+	w.onboarding.Lock()
+	defer w.onboarding.Unlock()
+	rec, err := w.readOnboarding(ctx)
+	if err != nil || rec.State != OnboardingRunning || rec.FirstCard == "" || rec.Seeded {
+		return
+	}
+	p, err := w.Runs.GetPause(ctx, rec.FirstCard)
+	if err != nil {
+		return
+	}
+	log := h.log.With("workspace", w.Info().ID)
+	switch p.Status {
+	case pause.Dismissed:
+		if _, err := h.skipLocked(ctx, w); err != nil {
+			log.Warn("skip onboarding after its card was dismissed", "err", err)
+		}
+		return
+	case pause.Answered:
+	default:
+		return
+	}
+	var req pause.QuestionRequest
+	var ans pause.QuestionAnswer
+	json.Unmarshal(p.Request, &req)
+	json.Unmarshal(p.Answer, &ans)
+	title, body, summary := companyPage(req, ans)
+	_, err = w.Brain.Save(ctx, brain.Write{Title: title, Body: body, Summary: &summary, By: brain.Foreman, UnlessPersonEdited: true})
+	switch {
+	case errors.Is(err, brain.ErrPersonEdited):
+		log.Info("onboarding left the person's page as it is", "page", title)
+	case err != nil:
+		log.Warn("write the onboarding's first Brain page", "err", err)
+		return // tried again on the next change
+	}
+	rec.Seeded = true
+	if err := h.writeOnboarding(ctx, w, rec); err != nil {
+		log.Warn("save onboarding state", "err", err)
+	}
+}
+
+// CompanyPageTitle is the Brain page onboarding writes from the first
+// card's answers.
+const CompanyPageTitle = "Company profile"
+
+// companyPage is the Brain page of the first card's answers.
+func companyPage(req pause.QuestionRequest, ans pause.QuestionAnswer) (title, body, summary string) {
+	get := func(header string) string {
+		for i, q := range req.Questions {
+			if q.Header == header && i < len(ans.Answers) {
+				return strings.TrimSpace(ans.Answers[i])
+			}
+		}
+		return ""
+	}
+	company, offer, customers := get("Company"), get("Offer"), get("Customers")
+	var b strings.Builder
+	name := company
+	if name == "" {
+		name = "Our company"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", name)
+	for _, row := range []struct{ label, header string }{
+		{"What we sell", "Offer"}, {"Who buys it", "Customers"}, {"Our tone", "Tone"},
+		{"Tools we use", "Tools"}, {"Website", "Website"},
+	} {
+		if v := get(row.header); v != "" {
+			fmt.Fprintf(&b, "- **%s:** %s\n", row.label, strings.Join(strings.Fields(v), " "))
+		}
+	}
+	b.WriteString("\n_From the onboarding answers. The Foreman adds what it learns from the website._\n")
+	summary = fmt.Sprintf("%s sells %s to %s.", name, lowerFirst(strings.TrimSuffix(offer, ".")), lowerFirst(strings.TrimSuffix(customers, ".")))
+	if offer == "" || customers == "" {
+		summary = name + ": the company this workspace works for."
+	}
+	if r := []rune(summary); len(r) > brain.MaxSummaryLen {
+		summary = string(r[:brain.MaxSummaryLen-1]) + "…"
+	}
+	return CompanyPageTitle, b.String(), summary
+}
+
+func lowerFirst(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > 1 && r[1] >= 'a' && r[1] <= 'z' && r[0] >= 'A' && r[0] <= 'Z' {
+		r[0] += 'a' - 'A'
+	}
+	return string(r)
+}

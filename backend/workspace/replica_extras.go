@@ -1,0 +1,68 @@
+package workspace
+
+// What device sync carries besides the workspace's definitions, and how
+// each arrives: memories as text (re-embedded here), summaries of runs that
+// ended on another device (shown, never run), and variables' values only
+// when the person opted in (replica_variables.go).
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/replica"
+	"github.com/rerun-build/rerun-desktop/backend/run"
+)
+
+// reembedBudget bounds the embedding of memories that arrived, which runs
+// in the sync round: a slow embedder must not stall sync for long. What is
+// left is picked up by the next arrival or the next start (keepMemory).
+const reembedBudget = 30 * time.Second
+
+// syncExtras hooks memories, run summaries and variables to e.
+func (h *Home) syncExtras(ctx context.Context, w *Workspace, e *replica.Engine) {
+	log := h.log.With("workspace", w.Info().ID)
+	// Summaries name the device that ran the run (see 0012_run_summaries.sql).
+	if _, err := w.DB.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('device', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, e.DeviceID()); err != nil {
+		log.Warn("record this device for run summaries", "err", err)
+	}
+	e.OnApply("memories", func(ctx context.Context, a replica.Applied) {
+		agentID, id := a.Value("agent_id"), a.Value("id")
+		if agentID == "" || id == "" {
+			return
+		}
+		changed := a.Old == nil || a.Row == nil || fmt.Sprint(a.Old["text"]) != fmt.Sprint(a.Row["text"])
+		ctx, cancel := context.WithTimeout(ctx, reembedBudget)
+		defer cancel()
+		if err := w.Memory.Arrived(ctx, agentID, id, changed); err != nil {
+			// Keyword recall works meanwhile; Reembed catches up later.
+			log.Warn("sync: embed an arrived memory", "memory", id, "err", err)
+		}
+	})
+	h.syncVariables(w, e, log)
+}
+
+// RunsElsewhere lists the summaries of the agent's runs that ended on the
+// workspace's other devices, newest first (see run.Summary).
+func (w *Workspace) RunsElsewhere(ctx context.Context, agentID string, limit int) ([]run.Summary, error) {
+	if _, err := w.Agents.Get(ctx, agentID); err != nil {
+		return nil, err
+	}
+	list, err := w.Runs.Elsewhere(ctx, agentID, w.Replica.DeviceID(), limit)
+	if err != nil {
+		return nil, err
+	}
+	// Each device names itself in the synced settings (Relay.devices).
+	names := map[string]string{}
+	for i := range list {
+		d := list[i].Device
+		if _, ok := names[d]; !ok {
+			var name string
+			_ = w.DB.QueryRowContext(ctx, `SELECT value FROM sync_settings WHERE key = ?`, deviceNameKey+d).Scan(&name)
+			names[d] = name
+		}
+		list[i].DeviceName = names[d]
+	}
+	return list, nil
+}

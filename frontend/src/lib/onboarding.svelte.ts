@@ -1,0 +1,38 @@
+// The current workspace's onboarding, loaded from the API and refreshed by
+// the event stream.
+import { api } from './api';
+import { touchesOnboarding, type Onboarding } from './onboarding';
+import type { ChangeEvent } from './types';
+
+export const FOREMAN_ID = 'ag_foreman';
+
+class OnboardingStore {
+  wsId = $state('');
+  value = $state<Onboarding | null>(null);
+
+  async load(wsId: string) {
+    this.wsId = wsId;
+    const o = await api.onboarding(wsId);
+    if (wsId === this.wsId) this.value = o;
+    return o;
+  }
+
+  async start() {
+    const o = await api.startOnboarding(this.wsId);
+    this.value = o;
+    return o;
+  }
+
+  async skip() {
+    const o = await api.skipOnboarding(this.wsId);
+    this.value = o;
+    return o;
+  }
+
+  onChange(ev: ChangeEvent) {
+    if (ev.workspace !== this.wsId || !touchesOnboarding(ev.kind, ev.agent, FOREMAN_ID)) return;
+    void this.load(this.wsId).catch(() => {});
+  }
+}
+
+export const onboarding = new OnboardingStore();
