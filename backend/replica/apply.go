@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
@@ -282,9 +281,9 @@ func (e *Engine) write(ctx context.Context, tx *sql.Tx, t *table, r *Record, a *
 		return fmt.Errorf("the row's key is not the record's")
 	}
 	err := upsert(ctx, tx, t, cols, string(r.Row))
-	if err != nil && t.Name == "agents" && strings.Contains(err.Error(), "agents.handle") {
-		// Two devices made agents with one handle: see resolveHandle.
-		fixed, rerr := resolveHandle(ctx, tx, row, string(r.Row))
+	if resolve := uniqueResolver(t.Name, err); resolve != nil {
+		// Two devices made rows that a unique index keeps apart (conflicts.go).
+		fixed, rerr := resolve(ctx, tx, row, string(r.Row))
 		if rerr != nil {
 			return rerr
 		}
@@ -321,39 +320,6 @@ func upsert(ctx context.Context, tx *sql.Tx, t *table, cols []string, row string
 	_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (%s) %s`,
 		quote(t.Name), strings.Join(quoted, ", "), extractList(cols), strings.Join(pk, ", "), conflict), row)
 	return err
-}
-
-// resolveHandle settles two agents with one handle (made on two devices
-// while apart) the same way on every device: the agent with the smaller id
-// keeps the handle, the other gets the handle with its id's last four
-// characters. It renames the local agent, or returns the row renamed.
-func resolveHandle(ctx context.Context, tx *sql.Tx, row map[string]json.RawMessage, raw string) (string, error) {
-	var id, handle string
-	if json.Unmarshal(row["id"], &id) != nil || json.Unmarshal(row["handle"], &handle) != nil {
-		return "", errors.New("the agent row has no id or handle")
-	}
-	var other string
-	if err := tx.QueryRowContext(ctx, `SELECT id FROM agents WHERE handle = ? AND id != ?`, handle, id).Scan(&other); err != nil {
-		return "", fmt.Errorf("find the agent holding @%s: %w", handle, err)
-	}
-	if id < other {
-		if _, err := tx.ExecContext(ctx, `UPDATE agents SET handle = ? WHERE id = ?`, altHandle(handle, other), other); err != nil {
-			return "", err
-		}
-		return raw, nil
-	}
-	var fixed string
-	err := tx.QueryRowContext(ctx, `SELECT json_set(?, '$.handle', ?)`, raw, altHandle(handle, id)).Scan(&fixed)
-	return fixed, err
-}
-
-func altHandle(handle, id string) string {
-	suffix := strings.ToLower(id[max(0, len(id)-4):])
-	base := handle
-	if n := agent.MaxHandleLen - len(suffix) - 1; len(base) > n {
-		base = strings.TrimRight(base[:n], "-")
-	}
-	return base + "-" + suffix
 }
 
 // parentGone reports whether the record's parent row is a tombstone here.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/replica/replicatest"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
@@ -432,4 +433,43 @@ func TestServeCarriesASoulEdit(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatal("the soul edit did not reach B within 10 s")
+}
+
+// Two devices apart both write a Brain page titled "Pricing": after they
+// meet, both pages are on both devices, under two titles, the same on each.
+func TestSameBrainTitleOnTwoDevicesConverges(t *testing.T) {
+	ctx := context.Background()
+	p := newPair(t)
+	a, b := p.a, p.b
+	p.converge(t)
+	p.relay.SetOffline(true)
+	pa, err := a.Brain.Create(ctx, brain.NewPage{Title: "Pricing", Body: "A's prices.", By: brain.Person})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.Brain.Create(ctx, brain.NewPage{Title: "pricing", Body: "B's prices.", By: brain.Person})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.relay.SetOffline(false)
+	p.converge(t)
+	p.converge(t)
+	p.sameState(t)
+	keep, renamed := pa, pb
+	if pb.ID < pa.ID {
+		keep, renamed = pb, pa
+	}
+	for _, w := range []*workspace.Workspace{a, b} {
+		k, err1 := w.Brain.Get(ctx, keep.ID)
+		r, err2 := w.Brain.Get(ctx, renamed.ID)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("pages on %s: %v %v, want both", w.Info().ID, err1, err2)
+		}
+		if k.Title != keep.Title || k.Body != keep.Body {
+			t.Errorf("kept page = %q %q, want %q %q", k.Title, k.Body, keep.Title, keep.Body)
+		}
+		if r.Title == k.Title || !strings.HasPrefix(r.Title, renamed.Title+" (") || r.Body != renamed.Body || r.Slug == k.Slug {
+			t.Errorf("renamed page = %q (%s), kept %q (%s): want the later id marked", r.Title, r.Slug, k.Title, k.Slug)
+		}
+	}
 }

@@ -265,3 +265,57 @@ export async function closePanel(page) {
   await page.getByTestId('panel-close').click();
   await page.getByTestId('agent-panel').waitFor({ state: 'detached' });
 }
+
+/** Polls fn every 50 ms until it returns something truthy (returned), or throws after ms. */
+export async function until(what, fn, ms = 20_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let builtRelay;
+
+/** Builds rerun-relay (sync/cmd/rerun-relay) once per run and returns its path. */
+export function relayBinary() {
+  if (builtRelay) return builtRelay;
+  const dir = join(tmpdir(), 'rerun-e2e-bin');
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, 'rerun-relay');
+  execFileSync('go', ['build', '-o', bin, './sync/cmd/rerun-relay'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  builtRelay = bin;
+  return bin;
+}
+
+/**
+ * Runs rerun-relay on the SQLite file db, listening on listen (127.0.0.1:0
+ * picks a port), with more flags in args. Resolves once it listens with
+ * { proc, url, stop() } (stop kills it and waits for the exit).
+ */
+export function startRelay(db, { listen = '127.0.0.1:0', args = [] } = {}) {
+  const proc = spawn(relayBinary(), ['-db', db, '-listen', listen, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+  };
+  return new Promise((res, rej) => {
+    let out = '';
+    const timer = setTimeout(() => rej(new Error(`rerun-relay printed no address: ${out}`)), 20_000);
+    const read = (d) => {
+      out += d;
+      const m = /rerun-relay listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        res({ proc, url: m[1], stop });
+      }
+    };
+    proc.stdout.on('data', read);
+    proc.stderr.on('data', read);
+    proc.on('exit', (code) => rej(new Error(`rerun-relay exited (${code}): ${out}`)));
+  });
+}

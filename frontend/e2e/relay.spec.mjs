@@ -4,16 +4,13 @@
 // letter (a call the desktop kept refusing, past a 1 s retention) replayed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { agent, apiClient, launchBrowser, openApp, openTab, shoot, startServer } from './harness.mjs';
+import { join } from 'node:path';
+import { agent, apiClient, launchBrowser, openApp, openTab, relayBinary, shoot, startRelay, startServer, until } from './harness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let dir;
-let relayBin;
 let relay;
 let server;
 let browser;
@@ -21,52 +18,13 @@ let context;
 let call;
 let wsId;
 
-/** Runs rerun-relay on dir/relay.db at listen; resolves with its URL once it listens. */
-function startRelay(listen) {
-  const proc = spawn(relayBin, ['-db', join(dir, 'relay.db'), '-listen', listen, '-retention', '1s'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((res, rej) => {
-    let out = '';
-    const timer = setTimeout(() => rej(new Error(`rerun-relay printed no address: ${out}`)), 20_000);
-    const read = (d) => {
-      out += d;
-      const m = /rerun-relay listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        res({ proc, url: m[1] });
-      }
-    };
-    proc.stdout.on('data', read);
-    proc.stderr.on('data', read);
-    proc.on('exit', (code) => rej(new Error(`rerun-relay exited (${code}): ${out}`)));
-  });
-}
-
-async function stopRelay() {
-  if (relay?.proc.exitCode === null) {
-    const exited = new Promise((r) => relay.proc.once('exit', r));
-    relay.proc.kill('SIGKILL');
-    await exited;
-  }
-}
-
-async function until(what, fn, ms = 15_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** The relay expires undelivered calls after 1 s, so a dead letter is cheap to make. */
+const runRelay = (listen = '127.0.0.1:0') => startRelay(join(dir, 'relay.db'), { listen, args: ['-retention', '1s'] });
 
 before(async () => {
   process.env.RERUN_KEYCHAIN = 'off';
   dir = mkdtempSync(join(tmpdir(), 'rerun-e2e-relay-'));
-  relayBin = join(dir, 'rerun-relay');
-  execFileSync('go', ['build', '-o', relayBin, './sync/cmd/rerun-relay'], { cwd: root, stdio: 'inherit' });
-  relay = await startRelay('127.0.0.1:0');
+  relay = await runRelay();
   server = await startServer();
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -78,7 +36,7 @@ after(async () => {
   await context?.close();
   await browser?.close();
   await server?.stop();
-  await stopRelay();
+  await relay?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -89,7 +47,7 @@ describe('relay', () => {
   let triggerId;
 
   test('link with the operator’s workspace id and secret; the pill says connected', async () => {
-    const printed = execFileSync(relayBin, ['-db', join(dir, 'relay.db'), '-new-workspace']).toString();
+    const printed = execFileSync(relayBinary(), ['-db', join(dir, 'relay.db'), '-new-workspace']).toString();
     const [, relayWs, secret] = /workspace (\S+)\nsecret (\S+)/.exec(printed);
     page = await openApp(context, server);
     assert.equal(await page.getByTestId('sync-status').count(), 0, 'no sync status before linking');
@@ -165,8 +123,8 @@ describe('relay', () => {
     assert.equal((await fetch(publicUrl, { method: 'POST', body: '{"order":43}' })).status, 202);
     await new Promise((r) => setTimeout(r, 1500)); // past the 1 s retention
     const listen = relay.url.replace('http://', '');
-    await stopRelay();
-    relay = await startRelay(listen); // expires deliveries as it starts
+    await relay?.stop();
+    relay = await runRelay(listen); // expires deliveries as it starts
     await call('PATCH', `/api/workspaces/${wsId}/triggers/${triggerId}`, { enabled: true });
 
     await page.getByTestId('open-settings').click();

@@ -6,16 +6,13 @@
 // B lists both devices with A taking the webhooks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { agent, apiClient, launchBrowser, openApp, shoot, startServer } from './harness.mjs';
+import { join } from 'node:path';
+import { agent, apiClient, launchBrowser, openApp, relayBinary, shoot, startRelay, startServer, until } from './harness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let dir;
-let relayBin;
 let relay;
 let serverA;
 let serverB;
@@ -25,41 +22,10 @@ let ctxB;
 let callA;
 let callB;
 
-function startRelay() {
-  const proc = spawn(relayBin, ['-db', join(dir, 'relay.db'), '-listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((res, rej) => {
-    let out = '';
-    const timer = setTimeout(() => rej(new Error(`rerun-relay printed no address: ${out}`)), 20_000);
-    const read = (d) => {
-      out += d;
-      const m = /rerun-relay listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        res({ proc, url: m[1] });
-      }
-    };
-    proc.stdout.on('data', read);
-    proc.stderr.on('data', read);
-    proc.on('exit', (code) => rej(new Error(`rerun-relay exited (${code}): ${out}`)));
-  });
-}
-
-async function until(what, fn, ms = 20_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 before(async () => {
   process.env.RERUN_KEYCHAIN = 'off';
   dir = mkdtempSync(join(tmpdir(), 'rerun-e2e-sync-'));
-  relayBin = join(dir, 'rerun-relay');
-  execFileSync('go', ['build', '-o', relayBin, './sync/cmd/rerun-relay'], { cwd: root, stdio: 'inherit' });
-  relay = await startRelay();
+  relay = await startRelay(join(dir, 'relay.db'));
   serverA = await startServer();
   serverB = await startServer();
   browser = await launchBrowser();
@@ -76,7 +42,7 @@ after(async () => {
   await browser?.close();
   await serverA?.stop();
   await serverB?.stop();
-  if (relay?.proc.exitCode === null) relay.proc.kill('SIGKILL');
+  await relay?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,7 +59,7 @@ describe('device sync', () => {
     ada = await callA('POST', `/api/workspaces/${wsId}/agents`, { name: 'Ada Lovelace', box_id: box.id, soul: 'You count.' });
     await callA('POST', `/api/workspaces/${wsId}/agents`, { name: 'Grace Hopper', box_id: box.id });
 
-    const printed = execFileSync(relayBin, ['-db', join(dir, 'relay.db'), '-new-workspace']).toString();
+    const printed = execFileSync(relayBinary(), ['-db', join(dir, 'relay.db'), '-new-workspace']).toString();
     const [, relayWs, secret] = /workspace (\S+)\nsecret (\S+)/.exec(printed);
     const page = await openApp(ctxA, serverA);
     await page.getByTestId('open-settings').click();
