@@ -47,9 +47,15 @@ test: setup test-go test-web test-e2e test-desktop
 # folder, never in this computer's OS keychain.
 test test-go test-e2e test-desktop bench fuzz: export RERUN_KEYCHAIN = off
 
+# The relay's store suite runs on PostgreSQL too: a throwaway cluster on
+# 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
+# unless RERUN_TEST_POSTGRES already names one.
 test-go:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	@if [ -z "$$RERUN_TEST_POSTGRES" ]; then \
+		RERUN_TEST_POSTGRES=$$(build/postgres.sh) || echo "PostgreSQL did not start: the relay's PostgreSQL tests are skipped"; \
+	fi; export RERUN_TEST_POSTGRES; \
+	echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...
 
 test-web:
 	cd frontend && npm run check && npm test
