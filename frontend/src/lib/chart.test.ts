@@ -40,6 +40,10 @@ describe('usage chart', () => {
     expect(c.dayLabels.map((l) => l.x)).toEqual(c.costPoints.map((p) => p.x));
   });
 
+  it('labels whole tokens only: an empty chart has no 0.5 tick', () => {
+    expect(usageChart([day('2026-11-30', 0, 0)], box).tokenTicks.map((t) => t.value)).toEqual([0, 1]);
+  });
+
   it('draws no cost line when nothing cost anything', () => {
     const c = usageChart([day('2026-11-30', 10, 0)], box);
     expect(c.costPath).toBe('');

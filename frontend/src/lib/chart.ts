@@ -71,7 +71,8 @@ export function usageChart(days: DayUsage[], box: ChartBox): UsageChart {
     bars,
     costPath,
     costPoints: anyCost ? costPoints : [],
-    tokenTicks: ticks(maxTokens),
+    // Tokens are whole: no 0.5 tick on an empty or tiny chart.
+    tokenTicks: ticks(maxTokens).filter((t) => Number.isInteger(t.value)),
     costTicks: anyCost ? ticks(maxCost) : [],
     dayLabels: labelAt.map((i) => ({ x: box.left + i * slot + slot / 2, label: dayLabel(days[i]!.day) })),
     maxTokens,
