@@ -13,8 +13,10 @@ import (
 // active memory that is new here, whose text changed, or that has no
 // vector of this device's model is embedded now, together with any other
 // stale ones (Reembed); a deleted, retired or superseded one leaves the
-// index. Keyword recall needs nothing: its index follows the row.
-func (s *Service) Arrived(ctx context.Context, agentID, id string, textChanged bool) error {
+// index. Keyword recall needs nothing: its index follows the row. With
+// embed false the memory is only marked for embedding, which Reembed does
+// later (the embedder is slow or down).
+func (s *Service) Arrived(ctx context.Context, agentID, id string, textChanged, embed bool) error {
 	if s.vec == nil {
 		return nil
 	}
@@ -42,6 +44,9 @@ func (s *Service) Arrived(ctx context.Context, agentID, id string, textChanged b
 	}
 	if err := s.dropVectors(ctx, agentID, id); err != nil {
 		return err
+	}
+	if !embed {
+		return nil
 	}
 	return s.Reembed(ctx, nil)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
@@ -153,6 +154,13 @@ func (e *Engine) retryParked(ctx context.Context, tx *sql.Tx) ([]Applied, error)
 func (e *Engine) applyOne(ctx context.Context, tx *sql.Tx, p pulled) (*Applied, error) {
 	r := p.rec
 	h, _ := ParseHLC(r.HLC) // checked when opened
+	if ahead := time.Duration(h.Wall-e.cfg.Now().UnixMilli()) * time.Millisecond; ahead > MaxDrift {
+		// A device whose clock is far ahead would win every comparison
+		// from now on, and drag every device's clock with it: refuse the
+		// record (a later edit from a device with a sane clock applies).
+		e.log.Warn("sync: skipped a record from a device whose clock is far ahead", "device", r.Device, "ahead", ahead.Round(time.Second), "seq", p.seq)
+		return nil, nil
+	}
 	e.clock.observe(h)
 	t := e.table(r.Table)
 	if t == nil {
@@ -235,7 +243,8 @@ func (e *Engine) applyOne(ctx context.Context, tx *sql.Tx, p pulled) (*Applied, 
 // write deletes or upserts the record's row (synced columns only).
 func (e *Engine) write(ctx context.Context, tx *sql.Tx, t *table, r *Record, a *Applied) error {
 	if r.Deleted {
-		_, err := tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s`, quote(t.Name), t.matchKey(1)), r.PK)
+		// Only a row the table syncs (meta: the name, not the relay link).
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE %s AND %s`, quote(t.Name), t.matchKey(1), t.where(quote(t.Name))), r.PK)
 		return err
 	}
 	if imp := e.transform(t.Name).Import; imp != nil {

@@ -280,7 +280,8 @@ func (e *Engine) Enable(ctx context.Context, snapshot bool) error {
 }
 
 // Disable removes the capture triggers and forgets what was captured and
-// not yet pushed. Records already synced stay as they are.
+// not yet pushed, and the position in the relay's log. Records already
+// synced stay as they are.
 func (e *Engine) Disable(ctx context.Context) error {
 	err := e.db.Tx(ctx, func(tx *sql.Tx) error {
 		if err := dropTriggers(ctx, tx); err != nil {
@@ -290,6 +291,11 @@ func (e *Engine) Disable(ctx context.Context) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sync_records WHERE pushed = 0`); err != nil {
+			return err
+		}
+		// The position in the relay's log: a link made later is to a new
+		// log (unlinking makes the relay forget this one), numbered from 1.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sync_state WHERE key = 'cursor'`); err != nil {
 			return err
 		}
 		return setState(ctx, tx, "enabled", "0")

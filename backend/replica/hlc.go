@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // HLC is a hybrid logical clock reading: wall milliseconds and a counter
@@ -52,6 +53,12 @@ func cmpInt(a, b int64) int {
 	}
 	return 0
 }
+
+// MaxDrift is how far ahead of this device's wall clock a pulled record's
+// clock reading may be. Clocks kept by NTP differ by seconds; a record
+// from further ahead is refused, so one wrong clock cannot win every
+// comparison and carry every device's clock along.
+const MaxDrift = 24 * time.Hour
 
 // maxCounter keeps the counter inside its 6 digits: past it the clock
 // moves its wall time on by a millisecond instead.

@@ -284,6 +284,10 @@ func (e *Engine) pullAll(ctx context.Context, k *keys, t Transport) error {
 		}
 		if !page.More {
 			next = max(next, page.Last)
+		} else if next == cur {
+			// A page that says More must move the cursor, or this loop
+			// would pull it again forever.
+			return fmt.Errorf("the relay's page after seq %d says more but does not move past it", cur)
 		}
 		if next != cur || len(page.Changes) > 0 {
 			if err := e.apply(ctx, e.open(k, page), next); err != nil {

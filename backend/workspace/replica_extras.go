@@ -8,6 +8,7 @@ package workspace
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/replica"
@@ -15,9 +16,15 @@ import (
 )
 
 // reembedBudget bounds the embedding of memories that arrived, which runs
-// in the sync round: a slow embedder must not stall sync for long. What is
-// left is picked up by the next arrival or the next start (keepMemory).
-const reembedBudget = 30 * time.Second
+// in the sync round: a slow embedder must not stall sync for long. When it
+// runs out (or the embedder fails), arrivals are only marked for embedding
+// for reembedPause, so a page of hundreds of memories costs one budget, not
+// one each; the marked ones are embedded by the next arrival after the
+// pause, or at the next start (keepMemory).
+const (
+	reembedBudget = 30 * time.Second
+	reembedPause  = 5 * time.Minute
+)
 
 // syncExtras hooks memories, run summaries and variables to e.
 func (h *Home) syncExtras(ctx context.Context, w *Workspace, e *replica.Engine) {
@@ -27,17 +34,20 @@ func (h *Home) syncExtras(ctx context.Context, w *Workspace, e *replica.Engine) 
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, e.DeviceID()); err != nil {
 		log.Warn("record this device for run summaries", "err", err)
 	}
+	var pausedUntil atomic.Int64 // Unix ms: embed no arrival before then
 	e.OnApply("memories", func(ctx context.Context, a replica.Applied) {
 		agentID, id := a.Value("agent_id"), a.Value("id")
 		if agentID == "" || id == "" {
 			return
 		}
 		changed := a.Old == nil || a.Row == nil || fmt.Sprint(a.Old["text"]) != fmt.Sprint(a.Row["text"])
+		embed := time.Now().UnixMilli() >= pausedUntil.Load()
 		ctx, cancel := context.WithTimeout(ctx, reembedBudget)
 		defer cancel()
-		if err := w.Memory.Arrived(ctx, agentID, id, changed); err != nil {
+		if err := w.Memory.Arrived(ctx, agentID, id, changed, embed); err != nil {
 			// Keyword recall works meanwhile; Reembed catches up later.
-			log.Warn("sync: embed an arrived memory", "memory", id, "err", err)
+			pausedUntil.Store(time.Now().Add(reembedPause).UnixMilli())
+			log.Warn("sync: embed an arrived memory; arrivals are only marked for embedding for a while", "memory", id, "err", err, "pause", reembedPause)
 		}
 	})
 	h.syncVariables(w, e, log)

@@ -411,3 +411,63 @@ func TestVariableValuesSyncOnlyWhenOptedIn(t *testing.T) {
 		}
 	}
 }
+
+// An embedder that fails while memories arrive costs one attempt, not one
+// per memory: the rest are only marked, and embedded later.
+func TestArrivalsStopCallingAFailingEmbedder(t *testing.T) {
+	ctx := context.Background()
+	emb := memorytest.NewEmbedServer(t, 32)
+	p := newExtrasPair(t, workspace.Config{EmbedBaseURL: emb.URL(), EmbedModel: "fake-a"},
+		workspace.Config{EmbedBaseURL: emb.URL(), EmbedModel: "fake-b"})
+	a, b := p.a, p.b
+	ag, err := a.Agents.Create(ctx, agent.NewAgent{Name: "Keeper", BoxID: mainBox(t, a)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, text := range []string{"The van is blue", "Invoices go out on Fridays", "The office opens at nine"} {
+		m, err := a.Memory.Remember(ctx, ag.ID, text, memory.Source{}, memory.RememberOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Memory.ID)
+	}
+	byB := func() int {
+		n := 0
+		for _, r := range emb.Requests() {
+			if r.Model == "fake-b" {
+				n++
+			}
+		}
+		return n
+	}
+	emb.FailNext(1000)
+	p.converge(t)
+	calls := byB()
+	if calls == 0 {
+		t.Fatal("B never tried its embedder for the arrived memories")
+	}
+	for _, id := range ids {
+		if _, err := b.Memory.Get(ctx, id); err != nil {
+			t.Fatalf("memory %s did not arrive on B: %v", id, err)
+		}
+	}
+	// One arrival's attempt (with its retries), then only marking.
+	p2, err := b.Memory.Stale(ctx)
+	if err != nil || p2 != len(ids) {
+		t.Fatalf("stale on B = %d, %v; want all %d marked for embedding", p2, err, len(ids))
+	}
+	emb.FailNext(0)
+	if err := b.Memory.Reembed(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if !b.Memory.Indexed(ctx, ag.ID, id) {
+			t.Errorf("memory %s not embedded on B after the embedder came back", id)
+		}
+	}
+	t.Logf("B called its failing embedder %d times for %d arrivals", calls, len(ids))
+	if calls >= len(ids) {
+		t.Errorf("B called its failing embedder %d times for %d arrivals; want one arrival's attempt only", calls, len(ids))
+	}
+}
