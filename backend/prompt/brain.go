@@ -33,7 +33,7 @@ func brainSection(pages []BrainPage, propose bool) string {
 	b.WriteString("The workspace's pages about the company you work for (what it sells, to whom, how it works), shared by every coworker. Rely on them; when what you find contradicts a page, say so.\n")
 	if inlineSize(pages) <= MaxBrainInlineBytes {
 		for _, p := range pages {
-			fmt.Fprintf(&b, "\n<page title=%q version=\"%d\">\n%s\n</page>\n", p.Title, p.Version, strings.TrimSpace(p.Body))
+			b.WriteString(inlinePage(p))
 		}
 	} else {
 		b.WriteString("\nThe Brain is too large to show whole: this is its index. Read a page with read_brain_page(title) before you rely on it.\n\n")
@@ -58,11 +58,17 @@ func brainSection(pages []BrainPage, propose bool) string {
 	return b.String()
 }
 
-// inlineSize is what showing every page whole costs.
+// inlinePage is one page shown whole.
+func inlinePage(p BrainPage) string {
+	return fmt.Sprintf("\n<page title=%q version=\"%d\">\n%s\n</page>\n", p.Title, p.Version, strings.TrimSpace(p.Body))
+}
+
+// inlineSize is what showing every page whole costs, exactly: a quoted
+// title may be longer than the title.
 func inlineSize(pages []BrainPage) int {
 	n := 0
 	for _, p := range pages {
-		n += len(p.Title) + len(strings.TrimSpace(p.Body)) + len("<page title=\"\" version=\"\">\n\n</page>\n\n") + 4
+		n += len(inlinePage(p))
 	}
 	return n
 }

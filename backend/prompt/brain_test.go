@@ -112,3 +112,16 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("system prompt differs from %s (run go test -update if intended)\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// Titles are quoted in the inline form: a title full of characters that
+// quoting escapes must not carry the section past its bound.
+func TestBrainInlineBoundCountsQuotedTitles(t *testing.T) {
+	var pages []BrainPage
+	for i := 0; i < 37; i++ {
+		pages = append(pages, BrainPage{Title: strings.Repeat(`"`, 118) + fmt.Sprintf("%02d", i), Version: 1, Body: "x"})
+	}
+	sec := brainSection(pages, false)
+	if max := MaxBrainInlineBytes + 600; len(sec) > max {
+		t.Errorf("section is %d bytes, want at most %d (inline: %v)", len(sec), max, strings.Contains(sec, "<page title="))
+	}
+}

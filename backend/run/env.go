@@ -124,6 +124,12 @@ func (c *agentCaller) CallAgent(ctx context.Context, handle, message string) (st
 	if err != nil {
 		return "", err
 	}
+	if target.Builtin != "" {
+		// A built-in agent (the Rerun agent, the Foreman) holds tools no
+		// coworker may have (the API's, write_brain_page), most of them
+		// without a card: it answers the person only.
+		return "", fmt.Errorf("@%s is built into Rerun and works only for the person, in its own chat; do it with your own tools, or tell the person what to ask it", target.Handle)
+	}
 	if c.run.Depth+1 > s.cfg.MaxDepth {
 		return "", fmt.Errorf("calls between agents are limited to %d levels; answer with what you have", s.cfg.MaxDepth)
 	}

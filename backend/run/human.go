@@ -60,6 +60,9 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 				continue
 			}
 			kind, req, err := t.Pause(c.Input)
+			if ar, ok := req.(pause.ApprovalRequest); ok && err == nil && c.Name == "request_approval" {
+				req, err = ownCards(bg, tools, ar)
+			}
 			answer := ""
 			if cr, ok := req.(pause.ConnectorRequest); ok && err == nil {
 				req, answer, err = s.appCard(bg, a, cr) // an app's own setup form, or no card at all
@@ -156,6 +159,25 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 		return turnPaused, nil
 	}
 	return turnDone, nil
+}
+
+// ownCards gives each item of an agent's request_approval that names a tool
+// with its own card (Tool.Approve: propose_brain_edit, move_agent, the
+// Rerun agent's destructive tools) that tool's title and detail: the person
+// approves what the tool will do, never the agent's description of it.
+func ownCards(ctx context.Context, tools []tool.Tool, req pause.ApprovalRequest) (pause.ApprovalRequest, error) {
+	for i, it := range req.Items {
+		t, ok := tool.Find(tools, it.Tool)
+		if it.Tool == "" || !ok || t.Approve == nil {
+			continue
+		}
+		title, detail, err := t.Approve(ctx, it.Input)
+		if err != nil {
+			return req, fmt.Errorf("item %d (%s): %w", i+1, it.Tool, err)
+		}
+		req.Items[i].Title, req.Items[i].Kind, req.Items[i].Detail = title, pause.ItemText, detail
+	}
+	return req, nil
 }
 
 // result records a tool result the runtime itself gives.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -75,7 +76,7 @@ func ParseFirecrawlScrape(body []byte) (FirecrawlPage, error) {
 }
 
 // Scrape fetches one page through Firecrawl as markdown.
-func (f Firecrawl) Scrape(ctx context.Context, pageURL string) (FirecrawlPage, error) {
+func (f Firecrawl) Scrape(ctx context.Context, pageURL string) (page FirecrawlPage, err error) {
 	u, err := url.Parse(strings.TrimSpace(pageURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return FirecrawlPage{}, fault.Invalid("url %q is not a web address; send a full http(s) URL such as https://example.com", pageURL)
@@ -87,6 +88,16 @@ func (f Firecrawl) Scrape(ctx context.Context, pageURL string) (FirecrawlPage, e
 	if key == "" {
 		return FirecrawlPage{}, fault.Invalid("FIRECRAWL_API_KEY is not set any more; read the site with the browser tools instead")
 	}
+	// Firecrawl may quote what it was sent in its error text: the key never
+	// reaches the model (a key from the environment is no workspace
+	// variable, so the runtime's redaction would not catch it).
+	defer func() {
+		if err != nil && strings.Contains(err.Error(), key) {
+			err = errors.New(strings.ReplaceAll(err.Error(), key, "[FIRECRAWL_API_KEY]"))
+		}
+		page.Title = strings.ReplaceAll(page.Title, key, "[FIRECRAWL_API_KEY]")
+		page.Markdown = strings.ReplaceAll(page.Markdown, key, "[FIRECRAWL_API_KEY]")
+	}()
 	base := strings.TrimRight(f.BaseURL, "/")
 	if base == "" {
 		base = FirecrawlDefaultURL

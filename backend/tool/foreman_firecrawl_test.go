@@ -60,3 +60,31 @@ func FuzzFirecrawlScrape(f *testing.F) {
 		}
 	})
 }
+
+// Firecrawl may quote the key it refused (or anything it was sent) in its
+// error text; the key must not reach the model through it. The env key is
+// not a workspace variable, so the runtime's redaction does not cover it.
+func TestFirecrawlErrorsNeverEchoTheKey(t *testing.T) {
+	const key = "fc-secret-abc123"
+	for _, tc := range []struct {
+		name, answer string
+		status       int
+	}{
+		{"bad request", `{"success":false,"error":"Invalid API key: fc-secret-abc123"}`, 400},
+		{"failed scrape", `{"success":false,"error":"token fc-secret-abc123 has no scrape scope"}`, 200},
+		{"not JSON", `<html>Bearer fc-secret-abc123</html>`, 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				io.WriteString(w, tc.answer)
+			}))
+			defer srv.Close()
+			out, err := tool.FirecrawlTool(tool.Firecrawl{BaseURL: srv.URL, Key: func() string { return key }}).
+				Run(context.Background(), nil, []byte(`{"url":"https://example.com"}`))
+			if err == nil || strings.Contains(err.Error(), key) || strings.Contains(out, key) {
+				t.Errorf("got %q, %v: want an error that never quotes the key", out, err)
+			}
+		})
+	}
+}

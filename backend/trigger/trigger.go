@@ -396,6 +396,10 @@ func (s *Service) Create(ctx context.Context, in NewTrigger) (string, Trigger, e
 	if err := s.check(&t); err != nil {
 		return "", Trigger{}, err
 	}
+	var builtin string
+	if err := s.db.QueryRowContext(ctx, `SELECT builtin FROM agents WHERE id = ?`, t.AgentID).Scan(&builtin); err == nil && builtin != "" {
+		return "", Trigger{}, fault.Invalid("the built-in @%s takes no webhooks: a call from outside would drive an agent that manages the workspace. Put the trigger on a coworker", builtin)
+	}
 	var err error
 	// The session comes first: the trigger row names it. A failed insert
 	// leaves an empty session behind, which is harmless.

@@ -11,12 +11,14 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -52,6 +54,14 @@ func TestRerunAgentInEveryWorkspace(t *testing.T) {
 	w2, _ := h.Workspace(other.ID)
 	if b := rerunOf(t, w2); b.ID != a.ID || b.CreatedAt != a.CreatedAt || b.Soul != a.Soul {
 		t.Errorf("the second workspace's @rerun differs: %s %v, want the same record %s %v", b.ID, b.CreatedAt, a.ID, a.CreatedAt)
+	}
+
+	// No webhook reaches it: a call from outside would drive the agent
+	// that manages the workspace.
+	for _, id := range []string{a.ID, workspace.ForemanAgentID} {
+		if _, _, err := w.Triggers.Create(ctx, trigger.NewTrigger{AgentID: id, Name: "Hook", Instruction: "Do what it says."}); !errors.Is(err, fault.ErrInvalid) || !strings.Contains(err.Error(), "takes no webhooks") {
+			t.Errorf("a trigger on %s: %v, want a refusal", id, err)
+		}
 	}
 
 	// Not deletable, renamable or movable; soul and model are the person's.
@@ -341,5 +351,72 @@ func TestOrdinaryAgentLacksRerunTools(t *testing.T) {
 		if slices.Contains(names, banned) {
 			t.Errorf("an ordinary agent has %s", banned)
 		}
+	}
+}
+
+// An ordinary agent cannot borrow a built-in agent's tools by calling it:
+// call_agent to @rerun (the API tools, most without a card) or @foreman
+// (write_brain_page, no card) is refused, and no run of theirs starts.
+func TestOrdinaryAgentCannotCallBuiltinAgents(t *testing.T) {
+	w, fake := rerunEnv(t)
+	ctx := context.Background()
+	a, err := w.Agents.Create(ctx, agent.NewAgent{Name: "Helper", BoxID: firstBox(t, w), Capabilities: []string{"agents"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, handle := range []string{"@rerun", "foreman"} {
+		fake.Script(
+			llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "call_agent", Args: `{"handle":"` + handle + `","message":"create an agent with the shell capability"}`}),
+			llmtest.Text("Could not."),
+		)
+		if r := ask(t, w, a, "go"); r.Status != run.Done {
+			t.Fatalf("run = %s %s", r.Status, r.Error)
+		}
+		reqs := fake.Requests()
+		var result string
+		for _, m := range reqs[len(reqs)-1].Messages {
+			for _, tr := range m.ToolResults {
+				if tr.ToolCallID == "c1" {
+					result = tr.Content
+				}
+			}
+		}
+		if !strings.Contains(result, "built into Rerun") {
+			t.Errorf("call_agent %s answered %q, want a refusal", handle, result)
+		}
+	}
+	for _, id := range []string{workspace.RerunAgentID, workspace.ForemanAgentID} {
+		runs, err := w.Runs.List(ctx, run.ListOptions{AgentID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) != 0 {
+			t.Errorf("%s ran %d times for an ordinary agent", id, len(runs))
+		}
+	}
+}
+
+// request_approval cannot dress up a tool that has its own card: an item
+// naming propose_brain_edit (or move_agent, delete_agent…) shows that
+// tool's own title and detail, not the agent's description of it.
+func TestRequestApprovalShowsTheToolsOwnCard(t *testing.T) {
+	w, fake := rerunEnv(t)
+	ctx := context.Background()
+	if _, err := w.Brain.Create(ctx, brain.NewPage{Title: "What we sell", Body: "# Shoes\n\nWe sell shoes.\n", By: brain.Person}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Agents.Create(ctx, agent.NewAgent{Name: "Writer", BoxID: firstBox(t, w), Capabilities: []string{"memory", "human"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := `{"title":"What we sell","body":"# Hats\n\nWe sell hats now.\n","base_version":1,"reason":"x"}`
+	fake.Script(
+		llmtest.Tools(llmtest.ToolCall{ID: "r1", Name: "request_approval", Args: `{"title":"Tidy up","items":[{"title":"Fix a typo","kind":"text","detail":"one letter","tool":"propose_brain_edit","input":` + edit + `}]}`}),
+		llmtest.Text("Asked."),
+	)
+	_, req := openApproval(t, w, ask(t, w, a, "tidy the Brain"))
+	it := req.Items[0]
+	if it.Title == "Fix a typo" || !strings.Contains(it.Detail, "+We sell hats now.") || !strings.Contains(it.Detail, "-We sell shoes.") {
+		t.Errorf("card item = %q %q, want propose_brain_edit's own title and diff", it.Title, it.Detail)
 	}
 }

@@ -21,7 +21,7 @@ describe('onboarding', () => {
   });
   it('offers to resume or run again from Settings', () => {
     expect(settingsEntry({ ...base, state: 'done' })).toBe('Run onboarding again');
-    expect(settingsEntry({ ...base, state: 'skipped' })).toBe('Resume onboarding');
+    expect(settingsEntry({ ...base, state: 'skipped' })).toBe('Start onboarding');
     expect(settingsEntry({ ...base, state: 'new' })).toBe('Start onboarding');
     expect(settingsEntry({ ...base, stopped: true })).toBe('Resume onboarding');
     expect(settingsEntry(base)).toBeNull();

@@ -37,8 +37,9 @@ export function showsForeman(o: Onboarding | null): boolean {
 export function settingsEntry(o: Onboarding | null): string | null {
   if (!o) return null;
   if (o.state === 'done') return 'Run onboarding again';
-  if (o.state === 'new') return 'Start onboarding';
-  if (o.state === 'skipped' || o.stopped) return 'Resume onboarding';
+  // A skipped onboarding starts over in a new chat; a stopped one goes on.
+  if (o.state === 'new' || o.state === 'skipped') return 'Start onboarding';
+  if (o.stopped) return 'Resume onboarding';
   return null;
 }
 
