@@ -143,15 +143,32 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// get finds a live page by id, title or slug, in that order: a title that
+// is also another page's slug names the titled page.
 func (s *Service) get(ctx context.Context, q querier, ref string) (Page, error) {
 	ref = strings.TrimSpace(ref)
+	key := titleKey(strings.Join(strings.Fields(ref), " "))
 	p, err := scanPage(q.QueryRowContext(ctx, `SELECT `+columns+` FROM brain_pages WHERE deleted_at IS NULL
-		AND (id = ? OR slug = ? OR title_key = ?) ORDER BY id = ? DESC LIMIT 1`, ref, ref, titleKey(strings.Join(strings.Fields(ref), " ")), ref))
+		AND (id = ?1 OR slug = ?1 OR title_key = ?2) ORDER BY id = ?1 DESC, title_key = ?2 DESC LIMIT 1`, ref, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Page{}, fault.NotFound("the Brain has no page %q", ref)
 	}
 	if err != nil {
 		return Page{}, fmt.Errorf("get Brain page %q: %w", ref, err)
+	}
+	return p, nil
+}
+
+// byTitle finds the live page titled title (any case): Save writes by
+// title, never by slug, so a new title that reads like another page's slug
+// makes a new page instead of renaming that one.
+func (s *Service) byTitle(ctx context.Context, q querier, title string) (Page, error) {
+	p, err := scanPage(q.QueryRowContext(ctx, `SELECT `+columns+` FROM brain_pages WHERE deleted_at IS NULL AND title_key = ?`, titleKey(title)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Page{}, fault.NotFound("the Brain has no page titled %q", title)
+	}
+	if err != nil {
+		return Page{}, fmt.Errorf("get Brain page %q: %w", title, err)
 	}
 	return p, nil
 }

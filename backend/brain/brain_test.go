@@ -256,3 +256,27 @@ func FuzzPage(f *testing.F) {
 		}
 	})
 }
+
+// A title that reads like another page's slug names a page of its own:
+// Save writes by title only, and Get prefers a title over a slug.
+func TestSaveBySlugLikeTitleMakesItsOwnPage(t *testing.T) {
+	ctx := context.Background()
+	b, _ := newBrain(t)
+	first, err := b.Create(ctx, brain.NewPage{Title: "What we sell", Body: "Bikes.", By: brain.Person})
+	if err != nil || first.Slug != "what-we-sell" {
+		t.Fatalf("create: %+v, %v", first, err)
+	}
+	second, err := b.Save(ctx, brain.Write{Title: "what-we-sell", Body: "A page of its own.", By: brain.AgentAuthor("scout")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID == first.ID || second.Slug == first.Slug {
+		t.Fatalf("saving %q wrote page %s (%s), want a new page beside %s", "what-we-sell", second.ID, second.Slug, first.ID)
+	}
+	if got, _ := b.Get(ctx, first.ID); got.Title != "What we sell" || got.Body != "Bikes." {
+		t.Errorf("the first page became %q %q", got.Title, got.Body)
+	}
+	if got, _ := b.Get(ctx, "what-we-sell"); got.ID != second.ID {
+		t.Errorf("Get(%q) = %s, want the page titled so (%s), not the one with that slug", "what-we-sell", got.ID, second.ID)
+	}
+}

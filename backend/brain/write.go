@@ -186,7 +186,7 @@ func (s *Service) Save(ctx context.Context, w Write) (Page, error) {
 	var p Page
 	var kind string
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		cur, err := s.get(ctx, tx, title)
+		cur, err := s.byTitle(ctx, tx, title)
 		switch {
 		case errors.Is(err, fault.ErrNotFound):
 			if w.UnlessPersonEdited {

@@ -171,10 +171,14 @@ func writeBrainPage(ctx context.Context, b BrainStore, handle string, input json
 	if err != nil {
 		return "", err
 	}
-	if in.BaseVersion == 0 {
-		if _, err := b.Get(ctx, in.Title); err == nil {
-			return "", fault.Conflict("a page titled %q was added while the person looked at your proposal; nothing was written. Read it with read_brain_page and propose again if still needed", in.Title)
-		}
+	cur, err := b.Get(ctx, in.Title)
+	switch {
+	case in.BaseVersion == 0 && err == nil:
+		return "", fault.Conflict("a page titled %q was added while the person looked at your proposal; nothing was written. Read it with read_brain_page and propose again if still needed", in.Title)
+	case err == nil:
+		// The page the card showed (found by title or slug), under its own
+		// title: an edit never renames a page.
+		in.Title = cur.Title
 	}
 	p, err := b.Save(ctx, brain.Write{Title: in.Title, Body: in.Body, By: brain.AgentAuthor(handle), BaseVersion: in.BaseVersion})
 	if err != nil {

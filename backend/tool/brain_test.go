@@ -95,3 +95,26 @@ func TestBrainToolsSchemasAndProposals(t *testing.T) {
 		t.Errorf("read: %q %v", out, err)
 	}
 }
+
+// A proposal that names the page by its slug edits that page, under its
+// own title: an approved edit never renames a page.
+func TestProposalBySlugEditsThePageWithoutRenamingIt(t *testing.T) {
+	ctx := context.Background()
+	b := brain.New(storetest.Open(t), "ws", nil)
+	p, err := b.Create(ctx, brain.NewPage{Title: "What we sell", Body: "Bikes.", By: brain.Person})
+	if err != nil {
+		t.Fatal(err)
+	}
+	propose, _ := Find(BrainTools(b, true), "propose_brain_edit")
+	raw, _ := json.Marshal(map[string]any{"title": p.Slug, "body": "Bikes and repairs.", "base_version": 1, "reason": "they repair too"})
+	if title, _, err := propose.Approve(ctx, raw); err != nil || !strings.Contains(title, "“What we sell”") {
+		t.Fatalf("card: %q %v, want an edit of “What we sell”", title, err)
+	}
+	if _, err := propose.Run(ctx, &Env{AgentHandle: "scout"}, raw); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := b.Get(ctx, p.ID)
+	if got.Title != "What we sell" || got.Body != "Bikes and repairs." || got.Version != 2 {
+		t.Errorf("page after the approved edit = %q %q v%d, want the same title with the new body at v2", got.Title, got.Body, got.Version)
+	}
+}
