@@ -74,13 +74,20 @@ export class AutomationsState {
 
   onEvent(ev: ChangeEvent) {
     if (ev.workspace !== this.wsId || (ev.agent && ev.agent !== this.agentId)) return;
+    const id = ev.id;
     if (ev.kind.startsWith('schedule.')) {
       // A fire moves the next time too (and ends a one-off).
       void this.load();
-      if (ev.id && ev.id in this.history) void this.loadHistory(ev.id);
+      if (!id || !(id in this.history)) return;
+      // Deleted (here or in another window, maybe before our own delete
+      // call answered): its history goes with it.
+      if (ev.kind === 'schedule.deleted') this.closeHistory(id);
+      else void this.loadHistory(id).catch(() => this.closeHistory(id));
     } else if (ev.kind.startsWith('trigger.')) {
       if (ev.kind !== 'trigger.delivery') void this.load();
-      if (ev.id && ev.id in this.deliveries) void this.loadDeliveries(ev.id);
+      if (!id || !(id in this.deliveries)) return;
+      if (ev.kind === 'trigger.deleted') this.closeDeliveries(id);
+      else void this.loadDeliveries(id).catch(() => this.closeDeliveries(id));
     }
   }
 

@@ -302,6 +302,25 @@ describe('AutomationsState', () => {
     expect(s.history).toEqual({});
   });
 
+  it('drops an open history when its schedule goes, without a failing load', async () => {
+    const s = new AutomationsState('ws_1', 'ag_1');
+    await s.load();
+    await s.runNow(s.schedules[0]!);
+    calls = [];
+    // Deleted in another window (or before our own delete call answered).
+    s.onEvent({ workspace: 'ws_1', kind: 'schedule.deleted', id: 'sc_1', agent: 'ag_1' });
+    await settle();
+    expect(calls.some((c) => c.includes('/history'))).toBe(false);
+    expect(s.history).toEqual({});
+    // A refresh that fails (the schedule is gone) closes it instead of throwing.
+    await s.runNow(s.schedules[0]!);
+    delete routes['GET /api/workspaces/ws_1/schedules/sc_1/history?limit=50'];
+    s.onEvent({ workspace: 'ws_1', kind: 'schedule.updated', id: 'sc_1', agent: 'ag_1' });
+    await settle();
+    await settle();
+    expect(s.history).toEqual({});
+  });
+
   it('keeps a whole URL in memory after create and rotate, and forgets it', async () => {
     const s = new AutomationsState('ws_1', 'ag_1');
     const t = await s.createTrigger({ name: 'CI', instruction: 'Look' });

@@ -10,21 +10,28 @@ class OnboardingStore {
   wsId = $state('');
   value = $state<Onboarding | null>(null);
 
+  // Loads can finish out of order (a change event right after a switch):
+  // only the newest one's answer is kept.
+  #loads = 0;
+
   async load(wsId: string) {
     this.wsId = wsId;
+    const n = ++this.#loads;
     const o = await api.onboarding(wsId);
-    if (wsId === this.wsId) this.value = o;
+    if (wsId === this.wsId && n === this.#loads) this.value = o;
     return o;
   }
 
   async start() {
     const o = await api.startOnboarding(this.wsId);
+    this.#loads++; // a load started before this answer is older than it
     this.value = o;
     return o;
   }
 
   async skip() {
     const o = await api.skipOnboarding(this.wsId);
+    this.#loads++;
     this.value = o;
     return o;
   }
