@@ -8,12 +8,14 @@
 //	<data-dir>/state.json                  which workspace was used last
 //	<data-dir>/models.json                 base URLs entered in Settings → Models
 //	<data-dir>/secret.key                  the data key, when the OS keychain is not used
+//	<data-dir>/device.json                 this device's id, for sync (replica.Device)
 //	<data-dir>/workspaces/<id>/workspace.db boxes, agents, souls, …
 //	<data-dir>/workspaces/<id>/shared/      the shared folder
 //	<data-dir>/workspaces/<id>/shared.db    the shared database
 //	<data-dir>/workspaces/<id>/vectors/      memory embeddings (chromem-go), with an embedder
 //	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db,browser/}
 //	<data-dir>/workspaces/<id>/templates/<template-id>/{soul.md,skills/,files/}
+//	<data-dir>/workspaces/<id>/relay-client.db the relay deliveries taken, when linked (relay.go)
 package workspace
 
 import (
