@@ -17,7 +17,9 @@ tmp=$(mktemp -d)
 pid=0
 fpid=0
 cleanup() { # never `kill 0`: that is the whole process group
-  for p in $pid $fpid; do [ "$p" -gt 0 ] && kill "$p" 2>/dev/null; done
+  for p in $pid $fpid; do
+    if [ "$p" -gt 0 ]; then kill "$p" 2>/dev/null || true; fi # may have ended already
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
