@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/brain"
+	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 )
 
@@ -53,14 +54,19 @@ func (h *Home) watchFirstCard(ctx context.Context, w *Workspace) {
 	defer stop()
 	id := w.Info().ID
 	h.settleFirstCard(ctx, w) // answered before this watcher listened
+	// Only the Foreman's own changes can settle or end the card: the
+	// workspace's other traffic (a webhook burst) costs no query here.
 	for h.firstCardPending(ctx, w) {
-		select {
-		case <-ctx.Done():
-			return
-		case c := <-changes:
-			if c.Workspace == id && c.Kind == "pause.updated" && c.Agent == ForemanAgentID {
-				h.settleFirstCard(ctx, w)
+		var c event.Change
+		for c.Workspace != id || c.Agent != ForemanAgentID {
+			select {
+			case <-ctx.Done():
+				return
+			case c = <-changes:
 			}
+		}
+		if c.Kind == "pause.updated" {
+			h.settleFirstCard(ctx, w)
 		}
 	}
 }
