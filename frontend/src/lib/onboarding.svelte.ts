@@ -1,6 +1,7 @@
 // The current workspace's onboarding, loaded from the API and refreshed by
 // the event stream.
 import { api } from './api';
+import { reportError, toasts } from './toasts.svelte';
 import { touchesOnboarding, type Onboarding } from './onboarding';
 import type { ChangeEvent } from './types';
 
@@ -34,6 +35,38 @@ class OnboardingStore {
     this.#loads++;
     this.value = o;
     return o;
+  }
+
+  /** A start or skip the person asked for is under way. */
+  busy = $state(false);
+
+  /**
+   * Start (or resume, or re-run) for the person: the state it gives, or
+   * null when it failed (said in a toast).
+   */
+  async begin(): Promise<Onboarding | null> {
+    this.busy = true;
+    try {
+      return await this.start();
+    } catch (err) {
+      reportError(err, 'Could not start onboarding');
+      return null;
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** Skip for the person, saying so (or why not) in a toast. */
+  async skipNow() {
+    this.busy = true;
+    try {
+      await this.skip();
+      toasts.push('info', 'Onboarding skipped. Start it again from Settings whenever you like.', 4000);
+    } catch (err) {
+      reportError(err, 'Could not skip onboarding');
+    } finally {
+      this.busy = false;
+    }
   }
 
   onChange(ev: ChangeEvent) {
