@@ -157,7 +157,7 @@ func (s *Service) fill(ctx context.Context, a agent.Agent, c *Package) ([]string
 		if len(form.Fields) == 0 {
 			form.Description = strings.TrimSpace(form.Description + "\n\n" + app.Next + " Then answer this card.")
 		}
-		if _, err := s.d.Runs.Ask(ctx, a.ID, pause.Connector, form); err != nil {
+		if err := s.d.Cards.Ask(ctx, a.ID, pause.Connector, form); err != nil {
 			return nil, fmt.Errorf("app %s: %w", decl.Name, err)
 		}
 		cards = append(cards, "Connect "+app.Name+": finish its sign-in")
@@ -167,7 +167,7 @@ func (s *Service) fill(ctx context.Context, a agent.Agent, c *Package) ([]string
 			continue
 		}
 		desc := strings.TrimSpace(v.Help + " @" + a.Handle + " needs it: it was installed from the template “" + c.Name + "”.")
-		if _, err := s.d.Runs.Ask(ctx, a.ID, pause.Credential, pause.CredentialRequest{Variable: v.Name, Label: v.Name,
+		if err := s.d.Cards.Ask(ctx, a.ID, pause.Credential, pause.CredentialRequest{Variable: v.Name, Label: v.Name,
 			Description: desc, URL: v.URL}); err != nil {
 			return nil, fmt.Errorf("variable %s: %w", v.Name, err)
 		}

@@ -16,8 +16,8 @@
 // Install makes an agent from a template (its handle made unique), with its
 // skills and files, its scheduled tasks and triggers paused, its apps
 // declared, and cards asking the person to finish each app's sign-in and to
-// fill each variable it needs that is not set yet (run.Service.Ask raises
-// them without a model turn). If any part fails, the agent is removed again.
+// fill each variable it needs that is not set yet (Deps.Cards raises them
+// without a model turn). If any part fails, the agent is removed again.
 //
 // The library is a table (templates: the manifest as JSON) and a folder per
 // template, <workspace>/templates/<id>/ with soul.md, skills/ and files/.
@@ -45,7 +45,6 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
-	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
@@ -143,11 +142,20 @@ type Deps struct {
 	Triggers   *trigger.Service
 	Connectors *connector.Service
 	Variables  *secret.Variables
-	// Runs raise the cards an install asks (Ask); Notify tells the person
-	// what was installed paused.
-	Runs   *run.Service
+	// Cards raise the cards an install asks; Notify tells the person what
+	// was installed paused.
+	Cards  Cards
 	Notify *notify.Service
 	Now    func() time.Time // default time.Now
+}
+
+// Cards raises a card on an agent without a model turn: kind is a pause kind
+// and request its request value (pause.CredentialRequest for a credential
+// card, …), checked as an agent's would be. run.Service does it (Ask); the
+// composition root adapts it, so that a template never depends on the run
+// engine.
+type Cards interface {
+	Ask(ctx context.Context, agentID, kind string, request any) error
 }
 
 // Service keeps the template library of one workspace.

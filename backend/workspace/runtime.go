@@ -53,3 +53,12 @@ func (a automationRuns) Find(ctx context.Context, sessionID, marker string) (str
 	}
 	return "", err
 }
+
+// templateCards raises a template install's cards (template.Cards) through
+// the run service.
+type templateCards struct{ runs *run.Service }
+
+func (c templateCards) Ask(ctx context.Context, agentID, kind string, request any) error {
+	_, err := c.runs.Ask(ctx, agentID, kind, request)
+	return err
+}
