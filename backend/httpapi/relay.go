@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
@@ -13,10 +14,10 @@ import (
 // rerun-relay, its dead letters, and pairing another device.
 func (s *Server) relayRoutes() {
 	m := s.mux
-	m.HandleFunc("GET /api/workspaces/{ws}/relay", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (workspace.RelayStatus, error) {
+	m.HandleFunc("GET /api/workspaces/{ws}/relay", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (relaylink.Status, error) {
 		return ws.Relay.Status(), nil
 	}))
-	m.HandleFunc("POST /api/workspaces/{ws}/relay", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in workspace.RelayLinkRequest) (workspace.RelayStatus, error) {
+	m.HandleFunc("POST /api/workspaces/{ws}/relay", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in relaylink.LinkRequest) (relaylink.Status, error) {
 		st, err := ws.Relay.Link(ctx, in)
 		return st, relayUpstream(err)
 	}))
@@ -42,7 +43,7 @@ func (s *Server) relayRoutes() {
 
 // relayUpstream turns the relay's own failures into a 502.
 func relayUpstream(err error) error {
-	if errors.Is(err, workspace.ErrRelay) {
+	if errors.Is(err, relaylink.ErrRelay) {
 		return upstreamError{err}
 	}
 	return err

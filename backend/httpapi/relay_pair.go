@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -20,7 +21,7 @@ func (s *Server) pairingRoutes() {
 		info, err := s.cfg.Home.JoinWithPairing(ctx, in.Code, in.Name)
 		return info, relayUpstream(err)
 	}))
-	m.HandleFunc("PUT /api/workspaces/{ws}/relay/automations-device", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in automationsBody) (workspace.RelayStatus, error) {
+	m.HandleFunc("PUT /api/workspaces/{ws}/relay/automations-device", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in automationsBody) (relaylink.Status, error) {
 		return ws.Relay.SetAutomationsDevice(ctx, in.DeviceID)
 	}))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -25,13 +26,13 @@ func (s *Server) syncExtraRoutes() {
 			}
 			limit = n
 		}
-		return ws.RunsElsewhere(ctx, r.PathValue("id"), limit)
+		return ws.Relay.RunsElsewhere(ctx, r.PathValue("id"), limit)
 	}))
-	m.HandleFunc("GET /api/workspaces/{ws}/settings/variable-sync", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (workspace.VariableSync, error) {
-		return ws.VariableSync(ctx)
+	m.HandleFunc("GET /api/workspaces/{ws}/settings/variable-sync", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (relaylink.VariableSync, error) {
+		return ws.Relay.VariableSync(ctx)
 	}))
-	m.HandleFunc("PUT /api/workspaces/{ws}/settings/variable-sync", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in workspace.VariableSync) (workspace.VariableSync, error) {
-		out, err := ws.SetVariableSync(ctx, in)
+	m.HandleFunc("PUT /api/workspaces/{ws}/settings/variable-sync", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in relaylink.VariableSync) (relaylink.VariableSync, error) {
+		out, err := ws.Relay.SetVariableSync(ctx, in)
 		if err == nil {
 			s.cfg.Home.Events().Publish(event.Change{Workspace: ws.Info().ID, Kind: "sync.settings"})
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/run"
-	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
 // Runs of other devices list as summaries of the agent; this device's own
@@ -67,7 +67,7 @@ func TestVariableSyncSetting(t *testing.T) {
 	e := newEnv(t)
 	path := "/api/workspaces/" + e.ws + "/settings/variable-sync"
 	settings := e.changes(t, "sync.settings")
-	var got workspace.VariableSync
+	var got relaylink.VariableSync
 	if code := e.do(t, "GET", path, "", &got); code != 200 || got.Enabled {
 		t.Fatalf("default: %d %+v, want off", code, got)
 	}

@@ -15,7 +15,7 @@
 //	<data-dir>/workspaces/<id>/vectors/      memory embeddings (chromem-go), with an embedder
 //	<data-dir>/workspaces/<id>/agents/<agent-id>/{files/,skills/,agent.db,browser/}
 //	<data-dir>/workspaces/<id>/templates/<template-id>/{soul.md,skills/,files/}
-//	<data-dir>/workspaces/<id>/relay-client.db the relay deliveries taken, when linked (relay.go)
+//	<data-dir>/workspaces/<id>/relay-client.db the relay deliveries taken, when linked (package relaylink)
 package workspace
 
 import (
@@ -44,6 +44,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
@@ -150,12 +151,12 @@ type Workspace struct {
 	// Brain is the workspace's pages about the company, read by every
 	// agent; the Foreman writes the first ones (brain.Service.Save).
 	Brain *brain.Service
-	// Replica syncs the workspace's records with its other devices
-	// (replica.go).
+	// Replica syncs the workspace's records with its other devices, hooked
+	// to its services by relaylink.OpenReplica (sync.go).
 	Replica *replica.Engine
-	// Relay is the workspace's link to a rerun-relay (relay.go): the
-	// triggers' public URLs.
-	Relay *Relay
+	// Relay is the workspace's link to a rerun-relay: the triggers' public
+	// URLs, pairing, the devices, sync's status and settings.
+	Relay *relaylink.Service
 
 	mu   sync.Mutex
 	info Info
@@ -615,7 +616,7 @@ func (h *Home) Close() error {
 	var errs []error
 	for id, w := range h.open {
 		w.Connectors.Close() // ends the stdio servers it started
-		w.Relay.close()
+		w.Relay.Close()
 		if err := w.Browsers.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close workspace %s browsers: %w", id, err))
 		}

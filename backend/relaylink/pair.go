@@ -1,4 +1,4 @@
-package workspace
+package relaylink
 
 // Pairing another device with a linked workspace, joining one with a
 // pairing code, and the workspace's devices: each names itself in the
@@ -8,7 +8,6 @@ package workspace
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -25,7 +24,7 @@ const deviceNameKey = "device:"
 // (named name there until the records arrive). The code holds the relay
 // secret and the sync key: it is shown once, to the person, and never
 // logged.
-func (r *Relay) Pairing(ctx context.Context, name string) (string, error) {
+func (r *Service) Pairing(ctx context.Context, name string) (string, error) {
 	r.mu.Lock()
 	l := r.link
 	r.mu.Unlock()
@@ -41,25 +40,27 @@ func (r *Relay) Pairing(ctx context.Context, name string) (string, error) {
 		Workspace: r.ws, Name: name}.Code(), nil
 }
 
-// JoinWithPairing makes this device a member of the workspace a pairing
-// code names (made by Relay.Pairing on another device), named name (or the
-// code's name) until the other devices' records arrive. It checks the code
-// and the relay before anything is made here; then the workspace fills
-// from the relay's change log while served.
-func (h *Home) JoinWithPairing(ctx context.Context, code, name string) (Info, error) {
+// Invite is a pairing code read on the device that joins: the workspace it
+// names and the link to keep there.
+type Invite struct {
+	// Workspace is the workspace's id, the same on every device; Name what
+	// it is called here until the other devices' records arrive.
+	Workspace string
+	Name      string
+	link      relayLink
+}
+
+// ReadPairing reads a pairing code made by Service.Pairing on another
+// device; the workspace is named name here, or the code's name when name
+// is empty.
+func ReadPairing(code, name string) (*Invite, error) {
 	p, err := client.ParsePairing(code)
 	if err != nil {
-		return Info{}, fault.Invalid("%v", err)
+		return nil, fault.Invalid("%v", err)
 	}
 	base, err := checkRelayURL(p.RelayURL)
 	if err != nil {
-		return Info{}, err
-	}
-	if !workspaceID.MatchString(p.Workspace) {
-		return Info{}, fault.Invalid("the pairing code names workspace %.80q, which is not a workspace id; make a new code on the other device", p.Workspace)
-	}
-	if w, err := h.Workspace(p.Workspace); err == nil {
-		return Info{}, fault.Conflict("workspace %q (%s) is already on this device; switch to it instead", w.Info().Name, p.Workspace)
+		return nil, err
 	}
 	if name = strings.TrimSpace(name); name == "" {
 		name = strings.TrimSpace(p.Name)
@@ -70,39 +71,43 @@ func (h *Home) JoinWithPairing(ctx context.Context, code, name string) (Info, er
 	if n := utf8.RuneCountInString(name); n > 64 {
 		name = string([]rune(name)[:64])
 	}
-	l := &relayLink{URL: base, WorkspaceID: p.WorkspaceID, Secret: p.Secret, SyncKey: p.SyncKey, LinkedAt: time.Now().UTC()}
-	// The relay must know the code's workspace before this device makes it.
-	c, err := client.New(client.Config{RelayURL: base, WorkspaceID: p.WorkspaceID, Secret: p.Secret, Dir: h.cfg.DataDir})
+	return &Invite{Workspace: p.Workspace, Name: name,
+		link: relayLink{URL: base, WorkspaceID: p.WorkspaceID, Secret: p.Secret, SyncKey: p.SyncKey, LinkedAt: time.Now().UTC()}}, nil
+}
+
+// Check asks the relay whether it knows the code's workspace: it must,
+// before this device makes it. dataDir is the data directory.
+func (inv *Invite) Check(ctx context.Context, dataDir string) error {
+	l := inv.link
+	c, err := client.New(client.Config{RelayURL: l.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret, Dir: dataDir})
 	if err != nil {
-		return Info{}, fault.Invalid("%v", err)
+		return fault.Invalid("%v", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	_, err = c.Pull(cctx, 0, 1)
 	cancel()
 	if err != nil {
 		if errors.Is(err, client.ErrUnauthorized) {
-			return Info{}, fault.Invalid("the relay does not know this pairing code's workspace: it was unlinked on the other device; link it there and make a new code")
+			return fault.Invalid("the relay does not know this pairing code's workspace: it was unlinked on the other device; link it there and make a new code")
 		}
-		return Info{}, relayError("check the pairing code with the relay", err)
+		return relayError("check the pairing code with the relay", err)
 	}
-	info, err := h.Join(ctx, p.Workspace, name)
-	if err != nil {
-		return Info{}, err
-	}
-	w, err := h.Workspace(info.ID)
-	if err != nil {
-		return Info{}, err
-	}
-	l.DeviceID = w.Relay.device
-	if _, err := w.Relay.adopt(ctx, l); err != nil {
-		return Info{}, fmt.Errorf("joined workspace %s, but keeping its relay link failed (link it in Settings → Relay): %w", info.ID, err)
-	}
-	return info, nil
+	return nil
+}
+
+// Join keeps the invite's link on the workspace made here for it (one
+// joined without a snapshot), and starts serving it: the workspace fills
+// from the relay's change log.
+func (r *Service) Join(ctx context.Context, inv *Invite) error {
+	l := inv.link
+	l.DeviceID = r.device
+	_, err := r.adopt(ctx, &l)
+	return err
 }
 
 // nameDevice writes this device's name (the computer's host name) into the
 // synced settings, when it is not there already.
-func (r *Relay) nameDevice(ctx context.Context) error {
+func (r *Service) nameDevice(ctx context.Context) error {
 	name, err := os.Hostname()
 	if err != nil || strings.TrimSpace(name) == "" {
 		name = "a computer"
@@ -117,7 +122,7 @@ func (r *Relay) nameDevice(ctx context.Context) error {
 
 // devices lists the workspace's devices known here: those named in the
 // synced settings, this one, and the automations device.
-func (r *Relay) devices(ctx context.Context, automations string) []Device {
+func (r *Service) devices(ctx context.Context, automations string) []Device {
 	var out []Device
 	seen := map[string]bool{}
 	add := func(id, name string) {
@@ -146,19 +151,19 @@ func (r *Relay) devices(ctx context.Context, automations string) []Device {
 // SetAutomationsDevice makes device (one of Status().Devices) the one that
 // takes the workspace's webhooks and fires its schedules, on every device:
 // the setting syncs, and each device's socket follows it.
-func (r *Relay) SetAutomationsDevice(ctx context.Context, device string) (RelayStatus, error) {
+func (r *Service) SetAutomationsDevice(ctx context.Context, device string) (Status, error) {
 	if !r.Status().Linked {
-		return RelayStatus{}, fault.Invalid("this workspace is not linked to a relay: link it in Settings → Relay")
+		return Status{}, fault.Invalid("this workspace is not linked to a relay: link it in Settings → Relay")
 	}
 	known := false
 	for _, d := range r.devices(ctx, "") {
 		known = known || d.ID == device
 	}
 	if !known {
-		return RelayStatus{}, fault.Invalid("device %.80q is not one of this workspace's devices; pick one from Settings → Relay", device)
+		return Status{}, fault.Invalid("device %.80q is not one of this workspace's devices; pick one from Settings → Relay", device)
 	}
 	if err := r.replica.SetAutomationsDevice(ctx, device); err != nil {
-		return RelayStatus{}, err
+		return Status{}, err
 	}
 	r.publishIfChanged(ctx)
 	return r.Status(), nil

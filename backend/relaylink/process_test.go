@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 // Process tests of the relay link: the relay (rerun-relay) and the desktop
 // (`rerun serve`) are real processes built here, on loopback, killed with

@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
@@ -35,7 +36,7 @@ func TestRelayPairAndJoin(t *testing.T) {
 	if _, err := a.Relay.Pairing(ctx, "Acme"); !errors.Is(err, fault.ErrInvalid) {
 		t.Fatalf("pairing before linking: %v, want invalid", err)
 	}
-	st, err := a.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret})
+	st, err := a.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}

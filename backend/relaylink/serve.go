@@ -1,4 +1,4 @@
-package workspace
+package relaylink
 
 // What runs while a workspace is linked: the sync engine over the relay's
 // change log, the socket (webhooks on the automations device only), and a
@@ -21,7 +21,7 @@ const KindSyncSettings = "sync.settings"
 
 // Serve serves the link while the workspace is linked (and a link made
 // later), until ctx ends.
-func (r *Relay) Serve(ctx context.Context) error {
+func (r *Service) Serve(ctx context.Context) error {
 	r.mu.Lock()
 	r.serving = ctx
 	if r.link != nil {
@@ -29,12 +29,12 @@ func (r *Relay) Serve(ctx context.Context) error {
 	}
 	r.mu.Unlock()
 	<-ctx.Done()
-	r.close()
+	r.Close()
 	return nil
 }
 
 // startLocked starts serving r.link under r.serving; r.mu is held.
-func (r *Relay) startLocked() {
+func (r *Service) startLocked() {
 	if r.serving == nil || r.stop != nil || r.serving.Err() != nil || r.link == nil {
 		return
 	}
@@ -48,8 +48,8 @@ func (r *Relay) startLocked() {
 	}()
 }
 
-// close stops what serves the link, if anything does, and waits for it.
-func (r *Relay) close() {
+// Close stops what serves the link, if anything does, and waits for it.
+func (r *Service) Close() {
 	r.mu.Lock()
 	stop, done := r.stop, r.done
 	r.stop, r.done = nil, nil
@@ -70,7 +70,7 @@ type socket struct {
 
 // runLink serves link l until ctx ends. The bus subscription lives only as
 // long as the link is served: an unlinked workspace holds none.
-func (r *Relay) runLink(ctx context.Context, l *relayLink) {
+func (r *Service) runLink(ctx context.Context, l *relayLink) {
 	changes, unsubscribe := r.bus.Subscribe()
 	defer unsubscribe()
 	if !r.replica.Enabled(ctx) {
@@ -140,7 +140,7 @@ func (r *Relay) runLink(ctx context.Context, l *relayLink) {
 }
 
 // startSocket starts the link's socket, with or without the webhooks.
-func (r *Relay) startSocket(ctx context.Context, l *relayLink, hooks bool) *socket {
+func (r *Service) startSocket(ctx context.Context, l *relayLink, hooks bool) *socket {
 	c, err := r.newClient(l, hooks)
 	if err != nil {
 		r.log.Error("start the relay client", "err", err)
@@ -162,7 +162,7 @@ func (r *Relay) startSocket(ctx context.Context, l *relayLink, hooks bool) *sock
 }
 
 // stopSocket ends s (nil: nothing) and waits for it.
-func (r *Relay) stopSocket(s *socket) {
+func (r *Service) stopSocket(s *socket) {
 	if s == nil {
 		return
 	}
@@ -175,7 +175,7 @@ func (r *Relay) stopSocket(s *socket) {
 	r.mu.Unlock()
 }
 
-func (r *Relay) tokensChanged() {
+func (r *Service) tokensChanged() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {

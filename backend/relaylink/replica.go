@@ -1,4 +1,4 @@
-package workspace
+package relaylink
 
 // Device sync (package replica): the engine of each workspace, and what
 // follows a change another device made — the agent's folder, a skill's
@@ -18,26 +18,24 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
-// openReplica makes w's sync engine and hooks it to w's services. A
-// workspace that syncs gets its capture triggers installed again (the
-// synced table list may have grown since).
-func (h *Home) openReplica(ctx context.Context, w *Workspace, id string) (*replica.Engine, error) {
-	dev, err := replica.Device(h.cfg.DataDir)
+// OpenReplica makes the workspace's sync engine and hooks it to the
+// workspace's services. A workspace that syncs gets its capture triggers
+// installed again (the synced table list may have grown since).
+func OpenReplica(ctx context.Context, d Deps) (*replica.Engine, error) {
+	dev, err := replica.Device(d.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	log := h.log.With("workspace", id)
-	e := replica.New(w.DB, replica.Config{Workspace: id, Dir: w.Dir, Device: dev, Bus: &h.bus, Logger: log})
-	w.Skills.OnChange(func(ctx context.Context, agentID, name string, deleted bool) {
-		if err := noteSkill(ctx, w.DB, agentID, name, deleted); err != nil {
+	log := d.Logger
+	e := replica.New(d.DB, replica.Config{Workspace: d.Workspace, Dir: d.Dir, Device: dev, Bus: d.Bus, Logger: log})
+	d.Skills.OnChange(func(ctx context.Context, agentID, name string, deleted bool) {
+		if err := noteSkill(ctx, d.DB, agentID, name, deleted); err != nil {
 			log.Warn("record a skill's removal for sync", "agent", agentID, "skill", name, "err", err)
 		}
 	})
 	e.OnApply("meta", func(ctx context.Context, a replica.Applied) {
-		if name := a.Value("value"); !a.Deleted && name != "" {
-			w.mu.Lock()
-			w.info.Name = name
-			w.mu.Unlock()
+		if name := a.Value("value"); !a.Deleted && name != "" && d.Renamed != nil {
+			d.Renamed(name)
 		}
 	})
 	e.OnApply("agents", func(ctx context.Context, a replica.Applied) {
@@ -45,12 +43,12 @@ func (h *Home) openReplica(ctx context.Context, w *Workspace, id string) (*repli
 		if !safeID.MatchString(id) {
 			return
 		}
-		if err := w.agentArrivedOrLeft(ctx, id, a.Deleted); err != nil {
+		if err := agentArrivedOrLeft(ctx, d, id, a.Deleted); err != nil {
 			log.Warn("sync: agent folder", "agent", id, "err", err)
 		}
 	})
 	skillFile := func(ctx context.Context, a replica.Applied) {
-		if err := w.syncSkillFile(ctx, a.Value("agent_id"), a.Value("name")); err != nil {
+		if err := syncSkillFile(ctx, d, a.Value("agent_id"), a.Value("name")); err != nil {
 			log.Warn("sync: skill file", "agent", a.Value("agent_id"), "err", err)
 		}
 	}
@@ -58,7 +56,7 @@ func (h *Home) openReplica(ctx context.Context, w *Workspace, id string) (*repli
 	e.OnApply("skill_removals", skillFile)
 	e.OnApply("schedules", func(ctx context.Context, a replica.Applied) {
 		if !a.Deleted {
-			if err := w.Schedules.Reschedule(ctx, a.Value("id")); err != nil {
+			if err := d.Schedules.Reschedule(ctx, a.Value("id")); err != nil {
 				log.Warn("sync: plan a schedule", "err", err)
 			}
 		}
@@ -66,12 +64,12 @@ func (h *Home) openReplica(ctx context.Context, w *Workspace, id string) (*repli
 	e.OnApply("sync_settings", func(ctx context.Context, a replica.Applied) {
 		// This device may have just become the one that fires: plan from now.
 		if e.Active() {
-			if err := w.Schedules.Reschedule(ctx, ""); err != nil {
+			if err := d.Schedules.Reschedule(ctx, ""); err != nil {
 				log.Warn("sync: plan the schedules", "err", err)
 			}
 		}
 	})
-	h.syncExtras(ctx, w, e) // replica_extras.go: memories, run summaries, variables
+	syncExtras(ctx, d, e) // extras.go: memories, run summaries, variables
 	if e.Enabled(ctx) {
 		if err := e.Enable(ctx, false); err != nil {
 			return nil, err
@@ -97,16 +95,16 @@ func noteSkill(ctx context.Context, db *store.DB, agentID, name string, deleted 
 
 // agentArrivedOrLeft lays out the folder of an agent another device made,
 // or removes what this device kept of one it deleted.
-func (w *Workspace) agentArrivedOrLeft(ctx context.Context, id string, deleted bool) error {
-	dir := w.Agents.Dir(id)
+func agentArrivedOrLeft(ctx context.Context, d Deps, id string, deleted bool) error {
+	dir := d.Agents.Dir(id)
 	if deleted {
-		if err := w.Browsers.Forget(id); err != nil {
+		if err := d.Browsers.Forget(id); err != nil {
 			return err
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
-		return w.Memory.ForgetAgent(ctx, id)
+		return d.Memory.ForgetAgent(ctx, id)
 	}
 	for _, sub := range []string{"files", "skills"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
@@ -126,7 +124,7 @@ func (w *Workspace) agentArrivedOrLeft(ctx context.Context, id string, deleted b
 
 // syncSkillFile makes an agent's skill folder what the synced rows say: the
 // newest SKILL.md, or no folder once removed. Reference files stay local.
-func (w *Workspace) syncSkillFile(ctx context.Context, agentID, name string) error {
+func syncSkillFile(ctx context.Context, d Deps, agentID, name string) error {
 	if !safeID.MatchString(agentID) {
 		return fmt.Errorf("bad agent id %q", agentID)
 	}
@@ -135,16 +133,16 @@ func (w *Workspace) syncSkillFile(ctx context.Context, agentID, name string) err
 	}
 	var version, removed int
 	var body string
-	err := w.DB.QueryRowContext(ctx, `SELECT version, body FROM skill_versions WHERE agent_id = ? AND name = ?
+	err := d.DB.QueryRowContext(ctx, `SELECT version, body FROM skill_versions WHERE agent_id = ? AND name = ?
 		ORDER BY version DESC LIMIT 1`, agentID, name).Scan(&version, &body)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	if err := w.DB.QueryRowContext(ctx, `SELECT version FROM skill_removals WHERE agent_id = ? AND name = ?`,
+	if err := d.DB.QueryRowContext(ctx, `SELECT version FROM skill_removals WHERE agent_id = ? AND name = ?`,
 		agentID, name).Scan(&removed); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	dir := filepath.Join(w.Skills.Dir(agentID), name)
+	dir := filepath.Join(d.Skills.Dir(agentID), name)
 	if version == 0 || (removed > 0 && removed >= version) {
 		return os.RemoveAll(dir)
 	}

@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 // Device sync between two real desktops (`rerun serve` on two data dirs)
 // through a real rerun-relay, on loopback: pairing through the API, live

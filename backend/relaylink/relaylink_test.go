@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
@@ -19,7 +20,7 @@ import (
 )
 
 // waitRelay polls w's relay status until ok says yes.
-func waitRelay(t *testing.T, w *workspace.Workspace, what string, ok func(workspace.RelayStatus) bool) workspace.RelayStatus {
+func waitRelay(t *testing.T, w *workspace.Workspace, what string, ok func(relaylink.Status) bool) relaylink.Status {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -43,25 +44,25 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 	changes, unsubscribe := h.Events().Subscribe()
 	defer unsubscribe()
 
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, SignupToken: "wrong"}); !errors.Is(err, fault.ErrInvalid) {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, SignupToken: "wrong"}); !errors.Is(err, fault.ErrInvalid) {
 		t.Fatalf("link with a wrong signup token: %v, want invalid", err)
 	}
-	st, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL + "/", SignupToken: "signup-1"})
+	st, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL + "/", SignupToken: "signup-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !st.Linked || st.HookBase != rl.URL+"/h/" || st.DeviceID == "" || !st.AutomationsDevice {
 		t.Fatalf("status after link %+v, want linked with the relay's hook base", st)
 	}
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, SignupToken: "signup-1"}); !errors.Is(err, fault.ErrConflict) {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, SignupToken: "signup-1"}); !errors.Is(err, fault.ErrConflict) {
 		t.Errorf("second link: %v, want a conflict", err)
 	}
-	waitRelay(t, w, "connected", func(s workspace.RelayStatus) bool { return s.Connected })
+	waitRelay(t, w, "connected", func(s relaylink.Status) bool { return s.Connected })
 	published := false
 	for !published {
 		select {
 		case c := <-changes:
-			published = c.Kind == workspace.KindRelayStatus && c.Workspace == w.Info().ID
+			published = c.Kind == relaylink.KindStatus && c.Workspace == w.Info().ID
 		case <-time.After(5 * time.Second):
 			t.Fatal("no relay.status change published")
 		}
@@ -98,7 +99,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 	if res.StatusCode != http.StatusAccepted {
 		t.Fatalf("POST to the public URL: %d, want 202", res.StatusCode)
 	}
-	waitRelay(t, w, "delivered", func(s workspace.RelayStatus) bool { return s.Delivered == 1 && s.LastDelivery != nil })
+	waitRelay(t, w, "delivered", func(s relaylink.Status) bool { return s.Delivered == 1 && s.LastDelivery != nil })
 	runs, err := w.Runs.List(ctx, run.ListOptions{SessionID: tr.SessionID})
 	if err != nil || len(runs) != 1 || !strings.Contains(runs[0].Input, `"order":7`) {
 		t.Fatalf("runs %v (%v), want one with the payload", runs, err)
@@ -134,7 +135,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.Dir, "relay-client.db")); !os.IsNotExist(err) {
 		t.Errorf("relay-client.db after unlink: %v, want it gone", err)
 	}
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: st.RelayWorkspaceID, Secret: "rrs_gone"}); !errors.Is(err, fault.ErrInvalid) {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: st.RelayWorkspaceID, Secret: "rrs_gone"}); !errors.Is(err, fault.ErrInvalid) {
 		t.Errorf("link with a forgotten workspace's id: %v, want invalid", err)
 	}
 }
@@ -151,13 +152,13 @@ func TestRelayLinkSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, _ := h.Workspace(h.Current())
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret + "x"}); !errors.Is(err, fault.ErrInvalid) {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret + "x"}); !errors.Is(err, fault.ErrInvalid) {
 		t.Fatalf("link with a wrong secret: %v, want invalid", err)
 	}
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: "http://relay.example.com", WorkspaceID: l.WorkspaceID, Secret: l.Secret}); !errors.Is(err, fault.ErrInvalid) {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: "http://relay.example.com", WorkspaceID: l.WorkspaceID, Secret: l.Secret}); !errors.Is(err, fault.ErrInvalid) {
 		t.Fatalf("link over plain http to another computer: %v, want invalid", err)
 	}
-	if _, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret}); err != nil {
+	if _, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret}); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -171,7 +172,7 @@ func TestRelayLinkSurvivesReopen(t *testing.T) {
 	go func() { h.Serve(sctx); close(done) }()
 	defer func() { stop(); <-done; h.Close() }()
 	w, _ = h.Workspace(h.Current())
-	s := waitRelay(t, w, "connected after a restart", func(s workspace.RelayStatus) bool { return s.Connected })
+	s := waitRelay(t, w, "connected after a restart", func(s relaylink.Status) bool { return s.Connected })
 	if s.RelayWorkspaceID != l.WorkspaceID || s.HookBase != rl.URL+"/h/" {
 		t.Errorf("status %+v, want the same link and the hook base from the relay's hello", s)
 	}

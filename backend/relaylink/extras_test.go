@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/memory/memorytest"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/replica/replicatest"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -247,11 +248,11 @@ func TestRunSummariesArriveAndNeverRun(t *testing.T) {
 	}
 	p.converge(t)
 
-	mine, err := a.RunsElsewhere(ctx, ag.ID, 0)
+	mine, err := a.Relay.RunsElsewhere(ctx, ag.ID, 0)
 	if err != nil || len(mine) != 0 {
 		t.Errorf("A lists %d of its own runs as elsewhere (%v), want 0", len(mine), err)
 	}
-	list, err := b.RunsElsewhere(ctx, ag.ID, 0)
+	list, err := b.Relay.RunsElsewhere(ctx, ag.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestVariableValuesSyncOnlyWhenOptedIn(t *testing.T) {
 	}
 
 	// Off (the default): nothing of a variable leaves, not even its name.
-	if s, _ := a.VariableSync(ctx); s.Enabled {
+	if s, _ := a.Relay.VariableSync(ctx); s.Enabled {
 		t.Fatal("variable sync is on by default")
 	}
 	set(a, "GITHUB_TOKEN", v1)
@@ -348,12 +349,12 @@ func TestVariableValuesSyncOnlyWhenOptedIn(t *testing.T) {
 
 	// On: both devices' values go, sealed end to end, and each device
 	// seals what it receives with its own data key.
-	if _, err := a.SetVariableSync(ctx, workspace.VariableSync{Enabled: true}); err != nil {
+	if _, err := a.Relay.SetVariableSync(ctx, relaylink.VariableSync{Enabled: true}); err != nil {
 		t.Fatal(err)
 	}
 	p.converge(t)
 	p.converge(t)
-	if s, _ := b.VariableSync(ctx); !s.Enabled {
+	if s, _ := b.Relay.VariableSync(ctx); !s.Enabled {
 		t.Error("the setting did not reach B")
 	}
 	if got, _ := b.Variables.Lookup("GITHUB_TOKEN"); got != v1 {
@@ -387,11 +388,11 @@ func TestVariableValuesSyncOnlyWhenOptedIn(t *testing.T) {
 	}
 
 	// Off again: later values stay where they were set.
-	if _, err := b.SetVariableSync(ctx, workspace.VariableSync{}); err != nil {
+	if _, err := b.Relay.SetVariableSync(ctx, relaylink.VariableSync{}); err != nil {
 		t.Fatal(err)
 	}
 	p.converge(t)
-	if s, _ := a.VariableSync(ctx); s.Enabled {
+	if s, _ := a.Relay.VariableSync(ctx); s.Enabled {
 		t.Fatal("turning it off on B did not reach A")
 	}
 	set(a, "GITHUB_TOKEN", v3)

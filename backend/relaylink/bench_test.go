@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
@@ -24,7 +25,7 @@ func BenchmarkRelayWebhookToRun(b *testing.B) {
 	rl := relaytest.Start(b, relay.Config{})
 	l := rl.Link(b)
 	h, w, a := served(b, workspace.Config{})
-	_, err := w.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret})
+	_, err := w.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func BenchmarkSyncSoulEdit(b *testing.B) {
 	rl := relaytest.Start(b, relay.Config{})
 	l := rl.Link(b)
 	_, wa, ada := served(b, workspace.Config{})
-	if _, err := wa.Relay.Link(ctx, workspace.RelayLinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret}); err != nil {
+	if _, err := wa.Relay.Link(ctx, relaylink.LinkRequest{RelayURL: rl.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret}); err != nil {
 		b.Fatal(err)
 	}
 	code, err := wa.Relay.Pairing(ctx, "Bench")

@@ -1,4 +1,16 @@
-package workspace
+// Package relaylink owns a workspace's link to a rerun-relay and its device
+// sync: linking and unlinking, the socket that hands the webhooks the relay
+// queued to the trigger intake (on the workspace's automations device only),
+// pairing codes and joining from another device, the devices and which one
+// takes the automations, the dead letters, and the wiring of the sync
+// engine (package replica) to the workspace's services: what follows a
+// change another device made, memories and run summaries arriving, and the
+// variables-sync opt-in.
+//
+// The workspace keeps the link in its meta table (link.go), the secret and
+// the sync key sealed with the data key; the relay client keeps the
+// deliveries it took in <workspace>/relay-client.db.
+package relaylink
 
 import (
 	"bytes"
@@ -15,19 +27,54 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/browser"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
+	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
+	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
-// KindRelayStatus is published on the bus when a workspace's relay link
+// Deps are the services of one workspace that its link and its sync use.
+type Deps struct {
+	// Workspace is the workspace's id; Dir its folder; DataDir the data
+	// directory, which holds this device's id (replica.Device).
+	Workspace string
+	Dir       string
+	DataDir   string
+	DB        *store.DB
+	// Box is the data key: it seals the relay secret and the sync key.
+	Box    *secret.Box
+	Bus    *event.Bus
+	Logger *slog.Logger
+	// What a change from another device touches here (replica.go,
+	// extras.go, variables.go), and the trigger intake the relay's
+	// deliveries go to.
+	Agents    *agent.Service
+	Skills    *skill.Service
+	Memory    *memory.Service
+	Variables *secret.Variables
+	Browsers  *browser.Manager
+	Schedules *schedule.Service
+	Triggers  *trigger.Service
+	Runs      *run.Service
+	// Renamed is told the workspace's name another device gave it.
+	Renamed func(name string)
+	// Replica is the workspace's sync engine (OpenReplica); Open needs it.
+	Replica *replica.Engine
+}
+
+// KindStatus is published on the bus when a workspace's relay link
 // changes (linked, unlinked, connected, a delivery, an error).
-const KindRelayStatus = "relay.status"
+const KindStatus = "relay.status"
 
 // relayPoll is how often the link's state is looked at for changes to
 // publish; relayTokenRefresh how often the token hashes are offered again
@@ -37,9 +84,9 @@ const (
 	relayTokenRefresh = 5 * time.Minute
 )
 
-// RelayStatus is what Settings → Relay and the workspace pill show of a
+// Status is what Settings → Relay and the workspace pill show of a
 // workspace's link to its relay. No secret is in it.
-type RelayStatus struct {
+type Status struct {
 	Linked   bool   `json:"linked"`
 	RelayURL string `json:"relay_url,omitempty"`
 	// RelayWorkspaceID is the workspace's id at the relay.
@@ -85,27 +132,29 @@ type Device struct {
 	Automations bool `json:"automations"`
 }
 
-// RelayLinkRequest links a workspace: RelayURL with SignupToken (the relay
+// LinkRequest links a workspace: RelayURL with SignupToken (the relay
 // creates the workspace), or with WorkspaceID and Secret (what
 // `rerun-relay -new-workspace` printed).
-type RelayLinkRequest struct {
+type LinkRequest struct {
 	RelayURL    string `json:"relay_url"`
 	SignupToken string `json:"signup_token,omitempty"`
 	WorkspaceID string `json:"workspace_id,omitempty"`
 	Secret      string `json:"secret,omitempty"`
 }
 
-// Relay is one workspace's link to a rerun-relay. While linked and served
-// it runs (relay_serve.go) the device-sync engine over the relay's change
-// log, and a client.Client whose socket brings "changes" frames and, on
-// the workspace's automations device only, the trigger calls the relay
-// queued, handed to the trigger intake in process.
-type Relay struct {
+// Service is one workspace's link to a rerun-relay. While linked and served
+// it runs (serve.go) the device-sync engine over the relay's change log,
+// and a client.Client whose socket brings "changes" frames and, on the
+// workspace's automations device only, the trigger calls the relay queued,
+// handed to the trigger intake in process.
+type Service struct {
 	ws       string
 	db       *store.DB
 	box      *secret.Box
 	bus      *event.Bus
 	triggers *trigger.Service
+	agents   *agent.Service
+	runs     *run.Service
 	replica  *replica.Engine
 	device   string // this device's id (replica.Device)
 	dir      string
@@ -120,31 +169,31 @@ type Relay struct {
 	shown   []byte             // the status last published, as JSON
 }
 
-// openRelay reads w's link.
-func (h *Home) openRelay(ctx context.Context, w *Workspace, id string) (*Relay, error) {
-	link, err := loadRelayLink(ctx, w.DB, h.box, id)
+// Open reads the workspace's link (d.Replica must be set).
+func Open(ctx context.Context, d Deps) (*Service, error) {
+	link, err := loadRelayLink(ctx, d.DB, d.Box, d.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	dev, err := replica.Device(h.cfg.DataDir)
+	dev, err := replica.Device(d.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{ws: id, db: w.DB, box: h.box, bus: &h.bus, triggers: w.Triggers, replica: w.Replica, device: dev,
-		dir: w.Dir, log: h.log.With("workspace", id), link: link}
+	r := &Service{ws: d.Workspace, db: d.DB, box: d.Box, bus: d.Bus, triggers: d.Triggers, agents: d.Agents, runs: d.Runs,
+		replica: d.Replica, device: dev, dir: d.Dir, log: d.Logger, link: link}
 	r.shown, _ = json.Marshal(r.Status())
 	return r, nil
 }
 
 // Status returns the state of the link.
-func (r *Relay) Status() RelayStatus {
+func (r *Service) Status() Status {
 	r.mu.Lock()
 	l, c := r.link, r.client
 	r.mu.Unlock()
 	if l == nil {
-		return RelayStatus{}
+		return Status{}
 	}
-	s := RelayStatus{Linked: true, RelayURL: l.URL, RelayWorkspaceID: l.WorkspaceID, HookBase: l.HookBase,
+	s := Status{Linked: true, RelayURL: l.URL, RelayWorkspaceID: l.WorkspaceID, HookBase: l.HookBase,
 		DeviceID: r.device, LinkedAt: timePtr(l.LinkedAt)}
 	if c != nil {
 		cs := c.Status()
@@ -172,7 +221,7 @@ func timePtr(t time.Time) *time.Time {
 
 // HookBase is the start of the triggers' public URLs (+ token), "" when
 // the workspace is not linked (or the relay has not said yet).
-func (r *Relay) HookBase() string {
+func (r *Service) HookBase() string {
 	r.mu.Lock()
 	l, c := r.link, r.client
 	r.mu.Unlock()
@@ -187,7 +236,7 @@ func (r *Relay) HookBase() string {
 
 // publishIfChanged publishes the status when it differs from the one last
 // published, and keeps a hook base the relay announced.
-func (r *Relay) publishIfChanged(ctx context.Context) {
+func (r *Service) publishIfChanged(ctx context.Context) {
 	s := r.Status()
 	b, _ := json.Marshal(s)
 	r.mu.Lock()
@@ -206,7 +255,7 @@ func (r *Relay) publishIfChanged(ctx context.Context) {
 		}
 	}
 	if changed {
-		r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindRelayStatus})
+		r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindStatus})
 	}
 }
 
@@ -214,7 +263,7 @@ func (r *Relay) publishIfChanged(ctx context.Context) {
 // go to the trigger intake by token hash, in process, and the trigger
 // token hashes are registered; without, the socket carries only "changes"
 // frames (or the client is used only for API calls).
-func (r *Relay) newClient(l *relayLink, hooks bool) (*client.Client, error) {
+func (r *Service) newClient(l *relayLink, hooks bool) (*client.Client, error) {
 	cfg := client.Config{
 		RelayURL: l.URL, WorkspaceID: l.WorkspaceID, Secret: l.Secret, Dir: r.dir,
 		Device: r.device, OnChanges: r.replica.Notify, Logger: r.log,
@@ -252,13 +301,13 @@ func checkRelayURL(raw string) (string, error) {
 // and syncing it: this device becomes the workspace's first device and its
 // automations device. The secret and a new sync key are kept sealed;
 // neither is returned.
-func (r *Relay) Link(ctx context.Context, in RelayLinkRequest) (RelayStatus, error) {
+func (r *Service) Link(ctx context.Context, in LinkRequest) (Status, error) {
 	base, err := checkRelayURL(in.RelayURL)
 	if err != nil {
-		return RelayStatus{}, err
+		return Status{}, err
 	}
 	if r.Status().Linked {
-		return RelayStatus{}, fault.Conflict("this workspace is already linked to a relay; unlink it first")
+		return Status{}, fault.Conflict("this workspace is already linked to a relay; unlink it first")
 	}
 	in.SignupToken, in.WorkspaceID, in.Secret = strings.TrimSpace(in.SignupToken), strings.TrimSpace(in.WorkspaceID), strings.TrimSpace(in.Secret)
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -266,46 +315,46 @@ func (r *Relay) Link(ctx context.Context, in RelayLinkRequest) (RelayStatus, err
 	l := &relayLink{URL: base, SyncKey: newSyncKey(), DeviceID: r.device, LinkedAt: time.Now().UTC()}
 	switch {
 	case in.SignupToken != "" && (in.WorkspaceID != "" || in.Secret != ""):
-		return RelayStatus{}, fault.Invalid("give either a signup token, or a workspace id and secret, not both")
+		return Status{}, fault.Invalid("give either a signup token, or a workspace id and secret, not both")
 	case in.SignupToken != "":
 		got, err := client.Link(ctx, nil, base, in.SignupToken)
 		if err != nil {
-			return RelayStatus{}, relayError("link with the signup token", err)
+			return Status{}, relayError("link with the signup token", err)
 		}
 		l.WorkspaceID, l.Secret, l.HookBase = got.WorkspaceID, got.Secret, got.HookBase
 	case in.WorkspaceID == "" || in.Secret == "":
-		return RelayStatus{}, fault.Invalid("give the relay's signup token, or the workspace id and secret that `rerun-relay -new-workspace` printed")
+		return Status{}, fault.Invalid("give the relay's signup token, or the workspace id and secret that `rerun-relay -new-workspace` printed")
 	default:
 		l.WorkspaceID, l.Secret = in.WorkspaceID, in.Secret
 		// Check the pair before keeping it: a typo is said now, not later.
 		c, err := r.newClient(l, false)
 		if err != nil {
-			return RelayStatus{}, fault.Invalid("%v", err)
+			return Status{}, fault.Invalid("%v", err)
 		}
 		if _, err := c.DeadLetters(ctx, 1); err != nil {
-			return RelayStatus{}, relayError("check the workspace id and secret", err)
+			return Status{}, relayError("check the workspace id and secret", err)
 		}
 	}
 	// Every record goes to the change log, and this device fires.
 	if err := r.replica.Enable(ctx, true); err != nil {
-		return RelayStatus{}, err
+		return Status{}, err
 	}
 	if err := r.replica.SetAutomationsDevice(ctx, r.device); err != nil {
-		return RelayStatus{}, err
+		return Status{}, err
 	}
 	return r.adopt(ctx, l)
 }
 
 // adopt keeps link l and starts serving it.
-func (r *Relay) adopt(ctx context.Context, l *relayLink) (RelayStatus, error) {
+func (r *Service) adopt(ctx context.Context, l *relayLink) (Status, error) {
 	r.mu.Lock()
 	if r.link != nil {
 		r.mu.Unlock()
-		return RelayStatus{}, fault.Conflict("this workspace is already linked to a relay; unlink it first")
+		return Status{}, fault.Conflict("this workspace is already linked to a relay; unlink it first")
 	}
 	if err := saveRelayLink(ctx, r.db, r.box, r.ws, l); err != nil {
 		r.mu.Unlock()
-		return RelayStatus{}, err
+		return Status{}, err
 	}
 	r.link = l
 	r.startLocked()
@@ -314,7 +363,7 @@ func (r *Relay) adopt(ctx context.Context, l *relayLink) (RelayStatus, error) {
 		r.log.Warn("name this device in the synced settings", "err", err)
 	}
 	r.log.Info("workspace linked to a relay", "relay", l.URL, "relay_workspace", l.WorkspaceID)
-	r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindRelayStatus})
+	r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindStatus})
 	return r.Status(), nil
 }
 
@@ -323,7 +372,7 @@ func (r *Relay) adopt(ctx context.Context, l *relayLink) (RelayStatus, error) {
 // dead letters and change log: every device's link ends); when the relay
 // cannot be reached the link is kept, unless force: then it is forgotten
 // here only. Another device only forgets the link here.
-func (r *Relay) Unlink(ctx context.Context, force bool) error {
+func (r *Service) Unlink(ctx context.Context, force bool) error {
 	r.mu.Lock()
 	l := r.link
 	r.mu.Unlock()
@@ -342,7 +391,7 @@ func (r *Relay) Unlink(ctx context.Context, force bool) error {
 			return relayError("unlink (to forget the link on this computer only, unlink with force)", err)
 		}
 	}
-	r.close()
+	r.Close()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := deleteRelayLink(ctx, r.db); err != nil {
@@ -355,12 +404,12 @@ func (r *Relay) Unlink(ctx context.Context, force bool) error {
 	}
 	os.Remove(filepath.Join(r.dir, client.DBFile))
 	r.log.Info("workspace unlinked from its relay", "relay", l.URL)
-	r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindRelayStatus})
+	r.bus.Publish(event.Change{Workspace: r.ws, Kind: KindStatus})
 	return nil
 }
 
 // DeadLetters lists the deliveries the relay gave up on (newest first).
-func (r *Relay) DeadLetters(ctx context.Context) ([]protocol.DeadLetter, error) {
+func (r *Service) DeadLetters(ctx context.Context) ([]protocol.DeadLetter, error) {
 	c, err := r.api()
 	if err != nil {
 		return nil, err
@@ -373,7 +422,7 @@ func (r *Relay) DeadLetters(ctx context.Context) ([]protocol.DeadLetter, error) 
 }
 
 // Replay makes a dead letter due again.
-func (r *Relay) Replay(ctx context.Context, deliveryID string) error {
+func (r *Service) Replay(ctx context.Context, deliveryID string) error {
 	c, err := r.api()
 	if err != nil {
 		return err
@@ -382,7 +431,7 @@ func (r *Relay) Replay(ctx context.Context, deliveryID string) error {
 }
 
 // DropDeadLetter deletes a dead letter at the relay.
-func (r *Relay) DropDeadLetter(ctx context.Context, deliveryID string) error {
+func (r *Service) DropDeadLetter(ctx context.Context, deliveryID string) error {
 	c, err := r.api()
 	if err != nil {
 		return err
@@ -391,7 +440,7 @@ func (r *Relay) DropDeadLetter(ctx context.Context, deliveryID string) error {
 }
 
 // api returns a client for the relay's API calls.
-func (r *Relay) api() (*client.Client, error) {
+func (r *Service) api() (*client.Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.client != nil {

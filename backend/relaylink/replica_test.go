@@ -1,4 +1,4 @@
-package workspace_test
+package relaylink_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package workspace
+package relaylink
 
 // Variables' values sync only when the person opts in (Settings →
 // Variables, "Sync variable values to my other devices"): the synced
@@ -32,8 +32,8 @@ type VariableSync struct {
 }
 
 // VariableSync says whether variables' values sync to the other devices.
-func (w *Workspace) VariableSync(ctx context.Context) (VariableSync, error) {
-	on, err := variablesSynced(ctx, w.DB)
+func (r *Service) VariableSync(ctx context.Context) (VariableSync, error) {
+	on, err := variablesSynced(ctx, r.db)
 	return VariableSync{Enabled: on}, err
 }
 
@@ -41,21 +41,21 @@ func (w *Workspace) VariableSync(ctx context.Context) (VariableSync, error) {
 // device: the setting syncs). Turning it on offers every value for the next
 // push; turning it off stops values leaving from the next push on (what
 // the other devices already have stays there).
-func (w *Workspace) SetVariableSync(ctx context.Context, in VariableSync) (VariableSync, error) {
+func (r *Service) SetVariableSync(ctx context.Context, in VariableSync) (VariableSync, error) {
 	v := "0"
 	if in.Enabled {
 		v = "1"
 	}
-	if _, err := w.DB.ExecContext(ctx, `INSERT INTO sync_settings (key, value) VALUES (?, ?)
+	if _, err := r.db.ExecContext(ctx, `INSERT INTO sync_settings (key, value) VALUES (?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, syncVariablesKey, v); err != nil {
 		return VariableSync{}, fmt.Errorf("save the variable sync setting: %w", err)
 	}
-	if in.Enabled && w.Replica.Enabled(ctx) {
-		if err := w.Replica.Requeue(ctx, "variables"); err != nil {
+	if in.Enabled && r.replica.Enabled(ctx) {
+		if err := r.replica.Requeue(ctx, "variables"); err != nil {
 			return VariableSync{}, err
 		}
 	}
-	return w.VariableSync(ctx)
+	return r.VariableSync(ctx)
 }
 
 func variablesSynced(ctx context.Context, db interface {
@@ -74,10 +74,10 @@ func variablesSynced(ctx context.Context, db interface {
 
 // syncVariables installs the variables' Transform and what follows a value
 // or the setting arriving.
-func (h *Home) syncVariables(w *Workspace, e *replica.Engine, log *slog.Logger) {
+func syncVariables(d Deps, e *replica.Engine, log *slog.Logger) {
 	e.SetTransform("variables", replica.Transform{
 		Export: func(ctx context.Context, r *replica.Record) (bool, error) {
-			on, err := variablesSynced(ctx, w.DB)
+			on, err := variablesSynced(ctx, d.DB)
 			if err != nil || !on {
 				return false, err
 			}
@@ -90,7 +90,7 @@ func (h *Home) syncVariables(w *Workspace, e *replica.Engine, log *slog.Logger) 
 			}
 			name, _ := row["name"].(string)
 			sealed, _ := row["value"].(string)
-			plain, err := w.Variables.Export(name, sealed)
+			plain, err := d.Variables.Export(name, sealed)
 			if err != nil {
 				// Sealed with another key: it cannot leave, and retrying
 				// will not change that. The error names no value.
@@ -111,7 +111,7 @@ func (h *Home) syncVariables(w *Workspace, e *replica.Engine, log *slog.Logger) 
 			if !ok {
 				return nil, fmt.Errorf("variable %s arrived without a value", name)
 			}
-			sealed, err := w.Variables.Import(name, plain)
+			sealed, err := d.Variables.Import(name, plain)
 			if err != nil {
 				return nil, err
 			}
@@ -120,7 +120,7 @@ func (h *Home) syncVariables(w *Workspace, e *replica.Engine, log *slog.Logger) 
 		},
 	})
 	e.OnApply("variables", func(ctx context.Context, a replica.Applied) {
-		if err := w.Variables.Reload(ctx, a.Value("name")); err != nil {
+		if err := d.Variables.Reload(ctx, a.Value("name")); err != nil {
 			log.Warn("sync: load an arrived variable", "err", err)
 		}
 	})

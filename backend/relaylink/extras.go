@@ -1,9 +1,9 @@
-package workspace
+package relaylink
 
 // What device sync carries besides the workspace's definitions, and how
 // each arrives: memories as text (re-embedded here), summaries of runs that
 // ended on another device (shown, never run), and variables' values only
-// when the person opted in (replica_variables.go).
+// when the person opted in (variables.go).
 
 import (
 	"context"
@@ -20,17 +20,17 @@ import (
 // runs out (or the embedder fails), arrivals are only marked for embedding
 // for reembedPause, so a page of hundreds of memories costs one budget, not
 // one each; the marked ones are embedded by the next arrival after the
-// pause, or at the next start (keepMemory).
+// pause, or at the next start (the workspace's memory upkeep).
 const (
 	reembedBudget = 30 * time.Second
 	reembedPause  = 5 * time.Minute
 )
 
 // syncExtras hooks memories, run summaries and variables to e.
-func (h *Home) syncExtras(ctx context.Context, w *Workspace, e *replica.Engine) {
-	log := h.log.With("workspace", w.Info().ID)
+func syncExtras(ctx context.Context, d Deps, e *replica.Engine) {
+	log := d.Logger
 	// Summaries name the device that ran the run (see 0012_run_summaries.sql).
-	if _, err := w.DB.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('device', ?)
+	if _, err := d.DB.ExecContext(ctx, `INSERT INTO sync_state (key, value) VALUES ('device', ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, e.DeviceID()); err != nil {
 		log.Warn("record this device for run summaries", "err", err)
 	}
@@ -44,32 +44,32 @@ func (h *Home) syncExtras(ctx context.Context, w *Workspace, e *replica.Engine) 
 		embed := time.Now().UnixMilli() >= pausedUntil.Load()
 		ctx, cancel := context.WithTimeout(ctx, reembedBudget)
 		defer cancel()
-		if err := w.Memory.Arrived(ctx, agentID, id, changed, embed); err != nil {
+		if err := d.Memory.Arrived(ctx, agentID, id, changed, embed); err != nil {
 			// Keyword recall works meanwhile; Reembed catches up later.
 			pausedUntil.Store(time.Now().Add(reembedPause).UnixMilli())
 			log.Warn("sync: embed an arrived memory; arrivals are only marked for embedding for a while", "memory", id, "err", err, "pause", reembedPause)
 		}
 	})
-	h.syncVariables(w, e, log)
+	syncVariables(d, e, log)
 }
 
 // RunsElsewhere lists the summaries of the agent's runs that ended on the
 // workspace's other devices, newest first (see run.Summary).
-func (w *Workspace) RunsElsewhere(ctx context.Context, agentID string, limit int) ([]run.Summary, error) {
-	if _, err := w.Agents.Get(ctx, agentID); err != nil {
+func (r *Service) RunsElsewhere(ctx context.Context, agentID string, limit int) ([]run.Summary, error) {
+	if _, err := r.agents.Get(ctx, agentID); err != nil {
 		return nil, err
 	}
-	list, err := w.Runs.Elsewhere(ctx, agentID, w.Replica.DeviceID(), limit)
+	list, err := r.runs.Elsewhere(ctx, agentID, r.replica.DeviceID(), limit)
 	if err != nil {
 		return nil, err
 	}
-	// Each device names itself in the synced settings (Relay.devices).
+	// Each device names itself in the synced settings (Service.devices).
 	names := map[string]string{}
 	for i := range list {
 		d := list[i].Device
 		if _, ok := names[d]; !ok {
 			var name string
-			_ = w.DB.QueryRowContext(ctx, `SELECT value FROM sync_settings WHERE key = ?`, deviceNameKey+d).Scan(&name)
+			_ = r.db.QueryRowContext(ctx, `SELECT value FROM sync_settings WHERE key = ?`, deviceNameKey+d).Scan(&name)
 			names[d] = name
 		}
 		list[i].DeviceName = names[d]
