@@ -138,28 +138,11 @@ type messageBody struct {
 }
 
 // sendMessage starts a chat run: the agent answers in the background, its
-// text streaming on /api/events.
+// text streaming on /api/events. The run service picks the session and
+// refuses while a card waits above the message box.
 func (s *Server) sendMessage(ctx context.Context, ws *workspace.Workspace, r *http.Request, in messageBody) (run.Run, error) {
-	agentID := r.PathValue("id")
-	if _, err := ws.Agents.Get(ctx, agentID); err != nil {
-		return run.Run{}, err
-	}
-	sid := in.SessionID
-	if sid == "" {
-		sess, err := ws.Runs.ChatSession(ctx, agentID)
-		if err != nil {
-			return run.Run{}, err
-		}
-		sid = sess.ID
-	}
-	// A card waits above the message box: the conversation goes on from
-	// its answer, not past it.
-	if p, err := ws.Runs.OpenPauseIn(ctx, sid); err != nil {
-		return run.Run{}, err
-	} else if p != nil {
-		return run.Run{}, fault.Conflict("the agent is waiting for your answer on the card above the message box; answer or dismiss it first")
-	}
-	return ws.Runs.Start(ctx, agentID, sid, run.SourceChat, in.Text, run.StartOptions{From: "you"})
+	return ws.Runs.Send(ctx, run.SendRequest{AgentID: r.PathValue("id"), SessionID: in.SessionID,
+		Source: run.SourceChat, Input: in.Text, From: "you"})
 }
 
 // RunDetail is a run with everything it did. Its Steps list shadows the

@@ -443,6 +443,31 @@ func TestPausedRunOverMCP(t *testing.T) {
 	}
 }
 
+// A message to an API conversation whose card is still open is refused
+// with what to do, as in the app's chat; a new session is not held up.
+func TestSendMessageRefusedWhileACardIsOpen(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(e.key)
+	mustCall(t, c, "create_agent", map[string]any{"name": "Asker", "capabilities": []string{"human"}}, nil)
+	e.fake.Script(llmtest.Reply{Text: "I need one thing.", ToolCalls: []llmtest.ToolCall{{ID: "q", Name: "ask_question",
+		Args: `{"questions":[{"question":"Which account?","options":["Work","Home"]}]}`}}})
+	var r mcpapi.RunView
+	mustCall(t, c, "send_message", map[string]any{"agent": "@asker", "message": "pay the bill", "wait_seconds": 20}, &r)
+	if r.Status != "paused" {
+		t.Fatalf("send_message = %s, want paused", r.Status)
+	}
+	text, isErr := call(t, c, "send_message", map[string]any{"agent": "@asker", "message": "any news?"})
+	if !isErr || !strings.Contains(text, "answer or dismiss the card in the Rerun app first") {
+		t.Fatalf("send_message while a card is open: isError=%v %q, want refused with what to do", isErr, text)
+	}
+	e.fake.Script(llmtest.Text("Fresh start."))
+	var fresh mcpapi.RunView
+	mustCall(t, c, "send_message", map[string]any{"agent": "@asker", "message": "other thing", "new_session": true, "wait_seconds": 20}, &fresh)
+	if fresh.Status != "done" || fresh.SessionID == r.SessionID {
+		t.Fatalf("send_message new_session = %s in %s, want done in a new session", fresh.Status, fresh.SessionID)
+	}
+}
+
 func TestSkillTools(t *testing.T) {
 	e := newEnv(t)
 	c := e.client(e.key)

@@ -324,7 +324,7 @@ func runTools() []toolDef {
 		description: "Send a message to an agent: it starts a run in which the agent works (thinks with its model, uses its tools) and answers. " +
 			"Runs started here share one API conversation per agent, so the agent remembers earlier API messages; pass new_session for a fresh one. " +
 			"By default this returns at once with the run id (status queued); set wait_seconds (up to 300) to wait for the run to finish or pause, then output holds the agent's last message. " +
-			"If the agent pauses to ask the person something, the person answers in the Rerun app; no tool answers for them.",
+			"If the agent pauses to ask the person something, the person answers in the Rerun app; no tool answers for them, and until they do a new message to that conversation is refused (pass new_session to start apart).",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
 			`"message":{"type":"string","description":"What the agent should do."},` +
 			`"wait_seconds":{"type":"integer","minimum":0,"maximum":300,"description":"Wait up to this long for the run to end (default 0)."},` +
@@ -347,21 +347,10 @@ func runTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			sessions, err := w.Runs.Sessions(ctx, a.ID, run.SourceAPI)
-			if err != nil {
-				return nil, err
-			}
-			var sid string
-			if len(sessions) > 0 && !in.NewSession {
-				sid = sessions[0].ID
-			} else {
-				s, err := w.Runs.NewSession(ctx, a.ID, run.SourceAPI, "")
-				if err != nil {
-					return nil, err
-				}
-				sid = s.ID
-			}
-			r, err := w.Runs.Start(ctx, a.ID, sid, run.SourceAPI, in.Message, run.StartOptions{From: "api"})
+			// One API conversation per agent unless asked for a new one; a
+			// card open in it refuses the message, as in the app's chat.
+			r, err := w.Runs.Send(ctx, run.SendRequest{AgentID: a.ID, NewSession: in.NewSession,
+				Source: run.SourceAPI, Input: in.Message, From: "api"})
 			if err != nil {
 				return nil, err
 			}
