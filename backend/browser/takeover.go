@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
@@ -23,7 +24,7 @@ func (m *Manager) TakeoverTool(agentID string) tool.Tool {
 		Schema: schema(`"reason":{"type":"string","description":"What they need to do, in one sentence, e.g. Solve the captcha on the login page."}`, "reason"),
 		Pause: func(input json.RawMessage) (string, any, error) {
 			var req pause.TakeoverRequest
-			if err := decode(input, &req); err != nil {
+			if err := jsonarg.Decode(input, &req); err != nil {
 				return "", nil, err
 			}
 			if req.URL != "" {

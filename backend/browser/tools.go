@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
@@ -48,7 +48,7 @@ func (m *Manager) Tools() []tool.Tool {
 					URL    string `json:"url"`
 					NewTab bool   `json:"new_tab"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				out, err := o.open(ctx, in.URL, in.NewTab)
@@ -66,7 +66,7 @@ func (m *Manager) Tools() []tool.Tool {
 				var in struct {
 					Offset int `json:"offset"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				if in.Offset < 0 {
@@ -85,7 +85,7 @@ func (m *Manager) Tools() []tool.Tool {
 				var in struct {
 					Element *elemArg `json:"element"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				if in.Element == nil {
@@ -108,7 +108,7 @@ func (m *Manager) Tools() []tool.Tool {
 					Text    *string  `json:"text"`
 					Submit  bool     `json:"submit"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				if in.Element == nil || in.Text == nil {
@@ -133,7 +133,7 @@ func (m *Manager) Tools() []tool.Tool {
 					Element *elemArg `json:"element"`
 					Option  *string  `json:"option"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				if in.Element == nil || in.Option == nil {
@@ -156,7 +156,7 @@ func (m *Manager) Tools() []tool.Tool {
 					Amount    int      `json:"amount"`
 					Element   *elemArg `json:"element"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				n := 0
@@ -181,7 +181,7 @@ func (m *Manager) Tools() []tool.Tool {
 				`"timeout_seconds":{"type":"number","exclusiveMinimum":0,"maximum":60,"description":"How long to wait at most (default 10)."}`),
 			Run: m.runnerFor(maxWait+actionTimeout, func(ctx context.Context, o *op, env *tool.Env, input json.RawMessage) (string, string, error) {
 				var in waitInput
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				return o.wait(ctx, in)
@@ -194,7 +194,7 @@ func (m *Manager) Tools() []tool.Tool {
 				"The image is attached to the result when your model takes images; otherwise read the page with browser_snapshot.",
 			Schema: schema(""),
 			Run: m.runner(func(ctx context.Context, o *op, env *tool.Env, input json.RawMessage) (string, string, error) {
-				if err := decode(input, &struct{}{}); err != nil {
+				if err := jsonarg.Decode(input, &struct{}{}); err != nil {
 					return "", "", err
 				}
 				t, png, err := o.screenshot(ctx)
@@ -214,7 +214,7 @@ func (m *Manager) Tools() []tool.Tool {
 			Description: "Go back one page in the current tab's history, like the Back button.",
 			Schema:      schema(""),
 			Run: m.runner(func(ctx context.Context, o *op, env *tool.Env, input json.RawMessage) (string, string, error) {
-				if err := decode(input, &struct{}{}); err != nil {
+				if err := jsonarg.Decode(input, &struct{}{}); err != nil {
 					return "", "", err
 				}
 				out, err := o.back(ctx)
@@ -227,7 +227,7 @@ func (m *Manager) Tools() []tool.Tool {
 			Description: "List the open tabs with their numbers, titles and addresses; * marks the current tab.",
 			Schema:      schema(""),
 			Run: m.runner(func(ctx context.Context, o *op, env *tool.Env, input json.RawMessage) (string, string, error) {
-				if err := decode(input, &struct{}{}); err != nil {
+				if err := jsonarg.Decode(input, &struct{}{}); err != nil {
 					return "", "", err
 				}
 				out, err := o.tabs(ctx)
@@ -243,7 +243,7 @@ func (m *Manager) Tools() []tool.Tool {
 				var in struct {
 					Tab *elemArg `json:"tab"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				if in.Tab == nil {
@@ -262,7 +262,7 @@ func (m *Manager) Tools() []tool.Tool {
 				var in struct {
 					Tab *elemArg `json:"tab"`
 				}
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", "", err
 				}
 				n := 0
@@ -430,34 +430,6 @@ func (e *elemArg) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return fault.Invalid("%s is not an element number; give the integer shown in brackets in the snapshot, e.g. 12 for [12]", clip(string(b), 40))
-}
-
-// decode reads a tool's input into v, refusing unknown fields so a misspelt
-// argument is reported instead of ignored; empty input counts as {}.
-func decode(input json.RawMessage, v any) error {
-	in := bytes.TrimSpace(input)
-	if len(in) == 0 || string(in) == "null" {
-		in = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(in))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, fault.ErrInvalid):
-			return err
-		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return fault.Invalid("argument %q must be a JSON %s, not %s; check the tool's schema", typeErr.Field, typeErr.Type.Kind(), typeErr.Value)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fault.Invalid("%s is not an argument of this tool; use only the properties in its schema", strings.TrimPrefix(err.Error(), "json: "))
-		default:
-			return fault.Invalid("the arguments are not a valid JSON object (%v); send an object matching the tool's schema", err)
-		}
-	}
-	if dec.More() {
-		return fault.Invalid("the arguments hold more than one JSON value; send exactly one object")
-	}
-	return nil
 }
 
 // images holds screenshots until the runtime takes them.

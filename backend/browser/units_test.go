@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 func TestFindChrome(t *testing.T) {
@@ -167,13 +169,11 @@ func TestDecode(t *testing.T) {
 		{``, ""},
 		{`{"element": "twelve"}`, "not an element number"},
 		{`{"element": 1, "txt": "a"}`, `unknown field "txt"`},
-		{`{"text": 5}`, `"text" must be a JSON string`},
 		{`{} {}`, "more than one JSON value"},
-		{`[1]`, "not a valid JSON object"},
 	} {
-		err := decode([]byte(tc.input), &in)
+		err := jsonarg.Decode([]byte(tc.input), &in)
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
-			t.Errorf("decode(%s) = %v, want error containing %q", tc.input, err, tc.wantErr)
+			t.Errorf("jsonarg.Decode(%s) = %v, want error containing %q", tc.input, err, tc.wantErr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/browser"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -116,13 +118,9 @@ func (s *Server) desktopRoutes() {
 func decodeOptional(r *http.Request, v any) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return decodeError(err)
+		return fmt.Errorf("read request body: %w", err)
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return decode(r, v)
+	return handleHint(jsonarg.Decode(body, v)) // an empty body is {}
 }
 
 // browserErr says what to install when there is no browser, as a 400:

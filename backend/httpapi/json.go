@@ -3,12 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 type errorBody struct {
@@ -48,57 +46,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeError(w, status, fault.Message(err))
 }
 
-// decode reads one JSON object into v, refusing unknown fields and trailing
-// data so a typo is an error instead of a silently ignored change.
+// decode reads the request body, one JSON object, into v (jsonarg.Read).
 func decode(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return decodeError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fault.Invalid("request body has data after the JSON object; send exactly one object")
-	}
-	return nil
+	return handleHint(jsonarg.Read(r.Body, v))
 }
 
-func decodeError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case isTooLarge(err), errors.Is(err, fault.ErrInvalid): // a type's own UnmarshalJSON said what to fix
-		return err
-	case errors.Is(err, io.EOF):
-		return fault.Invalid("request body is empty; send a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fault.Invalid("request body is not valid JSON: it ends in the middle of a value")
-	case errors.As(err, &syn):
-		return fault.Invalid("request body is not valid JSON (at byte %d): %v", syn.Offset, syn)
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return fault.Invalid("field %q must be a %s, not a JSON %s", typ.Field, jsonKind(typ.Type.String()), typ.Value)
-		}
-		return fault.Invalid("request body must be a JSON object, not a JSON %s", typ.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		if field == `"handle"` {
-			return fault.Invalid("the handle never changes after an agent is created; to use another handle, create a new agent")
-		}
-		return fault.Invalid("unknown field %s; check the field names", field)
+// handleHint says why "handle" is refused: it is no field of any update.
+func handleHint(err error) error {
+	if field, ok := jsonarg.UnknownField(err); ok && field == "handle" {
+		return fault.Invalid("the handle never changes after an agent is created; to use another handle, create a new agent")
 	}
-	return fault.Invalid("request body could not be read as JSON: %v", err)
-}
-
-func jsonKind(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "[]"):
-		return "list"
-	case strings.Contains(goType, "string"):
-		return "string"
-	case strings.Contains(goType, "int"), strings.Contains(goType, "float"):
-		return "number"
-	case strings.Contains(goType, "bool"):
-		return "boolean"
-	}
-	return fmt.Sprintf("value of type %s", goType)
+	return err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -138,30 +139,18 @@ func (t toolDef) errorText(err error) string {
 	return fault.Message(err)
 }
 
-// decode reads a tool's arguments strictly: an unknown argument is an error
-// naming it, so a typo never passes silently.
+// decode reads a tool's arguments strictly (jsonarg.Decode), and says more
+// of an unknown argument named like a credential: no tool takes one.
 func decode(args json.RawMessage, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(args)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		msg := err.Error()
-		if field, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			if looksLikeCredential(field) {
-				return fault.Invalid("argument %s looks like a credential: no tool accepts one. The person enters keys in the Rerun app (Settings), never through the API", field)
-			}
-			return fault.Invalid("unknown argument %s; see the tool's input schema", field)
-		}
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			return fault.Invalid("argument %q has the wrong type: want %s", typ.Field, typ.Type)
-		}
-		return fault.Invalid("arguments are not valid: %v", err)
+	err := jsonarg.Decode(args, v)
+	if field, ok := jsonarg.UnknownField(err); ok && looksLikeCredential(field) {
+		return fault.Invalid("argument %q looks like a credential: no tool accepts one. The person enters keys in the Rerun app (Settings), never through the API", field)
 	}
-	return nil
+	return err
 }
 
 func looksLikeCredential(field string) bool {
-	f := strings.ToLower(strings.Trim(field, `"`))
+	f := strings.ToLower(field)
 	for _, w := range []string{"key", "token", "secret", "password", "credential", "auth"} {
 		if strings.Contains(f, w) {
 			return true

@@ -11,6 +11,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
@@ -64,10 +65,8 @@ func (src appSource) search(ctx context.Context, env *tool.Env, input json.RawMe
 	var in struct {
 		Query string `json:"query"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(input)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return "", fault.Invalid("send {\"query\": \"words\"}: %v", err)
+	if err := jsonarg.Decode(input, &in); err != nil {
+		return "", err
 	}
 	found := src.apps.Catalog().Search(in.Query, maxAppsFound)
 	if len(found) == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
@@ -297,9 +298,7 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 // what to store, after putting secrets into variables.
 func (s *Service) checkAnswer(ctx context.Context, p Pause, body json.RawMessage) (any, error) {
 	decode := func(v any) error {
-		dec := json.NewDecoder(strings.NewReader(string(body)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
+		if err := jsonarg.Decode(body, v); err != nil {
 			return fault.Invalid("the answer does not fit a %s card: %v", p.Kind, err)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // Limits of the agents family.
@@ -35,7 +36,7 @@ func callAgent(ctx context.Context, env *Env, input json.RawMessage) (string, er
 		Handle  string `json:"handle"`
 		Message string `json:"message"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	handle := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(in.Handle), "@"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // BrainStore is the workspace's Brain as the tools see it (a *brain.Service).
@@ -80,7 +81,7 @@ func readBrainPage(ctx context.Context, b BrainStore, input json.RawMessage) (st
 	var in struct {
 		Title string `json:"title"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	p, err := b.Get(ctx, in.Title)
@@ -108,7 +109,7 @@ func readBrainPage(ctx context.Context, b BrainStore, input json.RawMessage) (st
 // refused before any card is raised.
 func checkEdit(input json.RawMessage) (brainEdit, error) {
 	var in brainEdit
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return in, err
 	}
 	title, err := brain.CleanTitle(in.Title)

@@ -189,34 +189,3 @@ func TestGuide(t *testing.T) {
 		t.Errorf("files tools missing read_file")
 	}
 }
-
-func TestDecode(t *testing.T) {
-	var in struct {
-		Path  string `json:"path"`
-		Count int    `json:"count"`
-	}
-	tests := []struct {
-		name, input, err string
-	}{
-		{"ok", `{"path":"a","count":2}`, ""},
-		{"empty is an empty object", ``, ""},
-		{"null is an empty object", `null`, ""},
-		{"unknown field", `{"paht":"a"}`, `unknown field "paht" is not an argument of this tool`},
-		{"wrong type", `{"count":"two"}`, `argument "count" must be a JSON integer, not string`},
-		{"not an object", `[1]`, "not a valid JSON object"},
-		{"broken", `{"path":`, "not a valid JSON object"},
-		{"two values", `{} {}`, "more than one JSON value"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := decode(json.RawMessage(tt.input), &in)
-			if tt.err == "" {
-				if err != nil {
-					t.Errorf("got %v, want nil", err)
-				}
-				return
-			}
-			wantErr(t, err, invalid, tt.err)
-		})
-	}
-}

@@ -20,6 +20,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // Limits of the database family.
@@ -83,7 +84,7 @@ func listTablesTool(name, which string, path func(*Env) string) Tool {
 		Schema:      json.RawMessage(`{"type":"object","properties":{},"required":[],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 			var in struct{}
-			if err := decode(input, &in); err != nil {
+			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
 			tables, err := ListTables(ctx, path(env))
@@ -146,7 +147,7 @@ func execTool(name, which, reader string, path func(*Env) string) Tool {
 // readSQLInput decodes a query or execute tool's input and its args.
 func readSQLInput(input json.RawMessage) (sqlInput, []any, error) {
 	var in sqlInput
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return in, nil, err
 	}
 	args, err := in.values()

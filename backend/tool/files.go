@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // Limits of the files family.
@@ -125,7 +126,7 @@ func readFile(ctx context.Context, env *Env, input json.RawMessage) (string, err
 		Path   string `json:"path"`
 		Offset int64  `json:"offset"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if in.Offset < 0 {
@@ -215,7 +216,7 @@ func decodeContent(input json.RawMessage, missing, tooBig string) (string, strin
 		Path    string  `json:"path"`
 		Content *string `json:"content"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", "", err
 	}
 	if in.Content == nil {
@@ -318,7 +319,7 @@ func deleteFile(ctx context.Context, env *Env, input json.RawMessage) (string, e
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if in.Path == "" {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 func listFiles(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
@@ -22,7 +23,7 @@ func listFiles(ctx context.Context, env *Env, input json.RawMessage) (string, er
 		Path      string `json:"path"`
 		Recursive bool   `json:"recursive"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if in.Path == "" {
@@ -110,7 +111,7 @@ func searchFiles(ctx context.Context, env *Env, input json.RawMessage) (string, 
 		IgnoreCase bool   `json:"ignore_case"`
 		MaxResults int    `json:"max_results"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if in.Name == "" && in.Content == "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // ForemanFamily names the Foreman's own tools: no capability switches them,
@@ -38,7 +39,7 @@ func WriteBrainPage(b BrainStore) Tool {
 				Body    string `json:"body"`
 				Summary string `json:"summary"`
 			}
-			if err := decode(input, &in); err != nil {
+			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
 			if strings.TrimSpace(in.Body) == "" {

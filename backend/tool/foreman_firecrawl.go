@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // FirecrawlDefaultURL is Firecrawl's hosted API.
@@ -156,7 +157,7 @@ func FirecrawlTool(f Firecrawl) Tool {
 			var in struct {
 				URL string `json:"url"`
 			}
-			if err := decode(input, &in); err != nil {
+			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
 			p, err := f.Scrape(ctx, in.URL)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 )
 
@@ -45,7 +46,7 @@ func humanTools() []Tool {
 				`},"required":["question"],"additionalProperties":false}}},"required":["questions"],"additionalProperties":false}`,
 			func(in json.RawMessage) (any, error) {
 				var r pause.QuestionRequest
-				if err := decode(in, &r); err != nil {
+				if err := jsonarg.Decode(in, &r); err != nil {
 					return nil, err
 				}
 				return r, r.Check()
@@ -67,7 +68,7 @@ func humanTools() []Tool {
 				`},"required":["title"],"additionalProperties":false}}},"required":["items"],"additionalProperties":false}`,
 			func(in json.RawMessage) (any, error) {
 				var r pause.ApprovalRequest
-				if err := decode(in, &r); err != nil {
+				if err := jsonarg.Decode(in, &r); err != nil {
 					return nil, err
 				}
 				if r.Policy {
@@ -89,7 +90,7 @@ func humanTools() []Tool {
 				`},"required":["name"],"additionalProperties":false}}},"required":["connector"],"additionalProperties":false}`,
 			func(in json.RawMessage) (any, error) {
 				var r pause.ConnectorRequest
-				if err := decode(in, &r); err != nil {
+				if err := jsonarg.Decode(in, &r); err != nil {
 					return nil, err
 				}
 				return r, r.Check()
@@ -106,7 +107,7 @@ func humanTools() []Tool {
 				`},"required":["variable"],"additionalProperties":false}`,
 			func(in json.RawMessage) (any, error) {
 				var r pause.CredentialRequest
-				if err := decode(in, &r); err != nil {
+				if err := jsonarg.Decode(in, &r); err != nil {
 					return nil, err
 				}
 				return r, r.Check()
@@ -121,7 +122,7 @@ func humanTools() []Tool {
 				`},"required":["kind","title"],"additionalProperties":false}`),
 			Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 				var in struct{ Kind, Title, Body string }
-				if err := decode(input, &in); err != nil {
+				if err := jsonarg.Decode(input, &in); err != nil {
 					return "", err
 				}
 				if !slices.Contains([]string{"info", "progress", "done", "error"}, in.Kind) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 )
 
@@ -59,7 +60,7 @@ func remember(ctx context.Context, env *Env, input json.RawMessage) (string, err
 		Text       string `json:"text"`
 		Supersedes string `json:"supersedes"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(in.Text) == "" {
@@ -92,7 +93,7 @@ func recall(ctx context.Context, env *Env, input json.RawMessage) (string, error
 		Query string `json:"query"`
 		K     int    `json:"k"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	switch {
@@ -123,7 +124,7 @@ func forget(ctx context.Context, env *Env, input json.RawMessage) (string, error
 	var in struct {
 		ID string `json:"id"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	id := strings.Trim(strings.TrimSpace(in.ID), "[]")

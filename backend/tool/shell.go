@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // Limits of the shell family.
@@ -63,7 +64,7 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 		TimeoutSeconds int               `json:"timeout_seconds"`
 		Env            map[string]string `json:"env"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(in.Command) == "" {

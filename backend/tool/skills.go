@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 )
 
@@ -64,7 +65,7 @@ func skills(env *Env) (SkillStore, error) {
 
 func listSkills(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 	var in struct{}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	store, err := skills(env)
@@ -93,7 +94,7 @@ func loadSkill(ctx context.Context, env *Env, input json.RawMessage) (string, er
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	store, err := skills(env)
@@ -122,7 +123,7 @@ func readSkillFile(ctx context.Context, env *Env, input json.RawMessage) (string
 		Name string `json:"name"`
 		Path string `json:"path"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	store, err := skills(env)
@@ -144,7 +145,7 @@ func upsertSkill(ctx context.Context, env *Env, input json.RawMessage) (string, 
 		Name    string `json:"name"`
 		SkillMD string `json:"skill_md"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(in.SkillMD) == "" {

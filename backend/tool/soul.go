@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // MaxSoulBytes is the longest soul update_soul accepts (the agent package
@@ -32,7 +33,7 @@ func updateSoul(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	var in struct {
 		Soul string `json:"soul"`
 	}
-	if err := decode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	switch {

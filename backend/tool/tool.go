@@ -10,13 +10,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
@@ -108,51 +105,6 @@ type SkillStore interface {
 	Load(ctx context.Context, agentID, name string) (skill.Loaded, error)
 	ReadFile(ctx context.Context, agentID, name, file string) ([]byte, error)
 	Upsert(ctx context.Context, agentID, name, skillMD string, files map[string][]byte) (skill.Skill, error)
-}
-
-// decode reads a tool's input object into v. Unknown fields are refused so a
-// misspelt argument is reported instead of silently ignored; an empty input
-// counts as {}.
-func decode(input json.RawMessage, v any) error {
-	if len(bytes.TrimSpace(input)) == 0 || string(bytes.TrimSpace(input)) == "null" {
-		input = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return fault.Invalid("argument %q must be a JSON %s, not %s; check the tool's schema", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fault.Invalid("%s is not an argument of this tool; use only the properties in its schema", strings.TrimPrefix(err.Error(), "json: "))
-		default:
-			return fault.Invalid("the arguments are not a valid JSON object (%v); send an object matching the tool's schema", err)
-		}
-	}
-	if dec.More() {
-		return fault.Invalid("the arguments hold more than one JSON value; send exactly one object")
-	}
-	return nil
-}
-
-// jsonKind names a Go type the way a JSON Schema would.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	default:
-		return "object"
-	}
 }
 
 // clip cuts s to at most max bytes (on a UTF-8 boundary) and says how much was

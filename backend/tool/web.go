@@ -20,6 +20,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 )
 
 // Limits of the web family.
@@ -61,7 +62,7 @@ func webTools() []Tool {
 			`},"required":["url"],"additionalProperties":false}`),
 		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 			var in fetchInput
-			if err := decode(input, &in); err != nil {
+			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
 			if err := in.resolve(env); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/template"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
@@ -151,7 +152,7 @@ func (s foremanTools) propose(ctx context.Context) tool.Tool {
 				Reason    string     `json:"reason"`
 				Coworkers []coworker `json:"coworkers"`
 			}
-			if err := strictDecode(input, &in); err != nil {
+			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", nil, err
 			}
 			if n := len(in.Coworkers); n == 0 || n > maxProposed {
@@ -197,7 +198,7 @@ func (s foremanTools) createCoworker() tool.Tool {
 			`},"required":["name","role","soul"],"additionalProperties":false}`),
 		Approve: func(ctx context.Context, input json.RawMessage) (string, string, error) {
 			var c coworker
-			if err := strictDecode(input, &c); err != nil {
+			if err := jsonarg.Decode(input, &c); err != nil {
 				return "", "", err
 			}
 			if _, err := s.check(ctx, &c); err != nil {
@@ -207,7 +208,7 @@ func (s foremanTools) createCoworker() tool.Tool {
 		},
 		Run: func(ctx context.Context, _ *tool.Env, input json.RawMessage) (string, error) {
 			var c coworker
-			if err := strictDecode(input, &c); err != nil {
+			if err := jsonarg.Decode(input, &c); err != nil {
 				return "", err
 			}
 			if _, err := s.check(ctx, &c); err != nil {
@@ -236,7 +237,7 @@ func (s foremanTools) installTemplate() tool.Tool {
 	}
 	read := func(ctx context.Context, input json.RawMessage) (in, *template.Template, error) {
 		var v in
-		if err := strictDecode(input, &v); err != nil {
+		if err := jsonarg.Decode(input, &v); err != nil {
 			return v, nil, err
 		}
 		t, err := s.findTemplate(ctx, v.Template)

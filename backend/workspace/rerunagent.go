@@ -9,6 +9,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
@@ -162,7 +163,7 @@ func (s builtinTools) boardTools() []tool.Tool {
 // it goes to (not the one it is on).
 func (s builtinTools) move(ctx context.Context, input json.RawMessage) (agent.Agent, box.Box, error) {
 	var in moveIn
-	if err := strictDecode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return agent.Agent{}, box.Box{}, err
 	}
 	if strings.TrimSpace(in.Handle) == "" || strings.TrimSpace(in.Box) == "" {
@@ -199,23 +200,10 @@ func boxName(input json.RawMessage) (string, error) {
 	var in struct {
 		Name string `json:"name"`
 	}
-	if err := strictDecode(input, &in); err != nil {
+	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
 	return box.CleanName(in.Name)
-}
-
-// strictDecode reads a tool input, refusing unknown arguments.
-func strictDecode(input json.RawMessage, v any) error {
-	if len(input) == 0 {
-		input = json.RawMessage(`{}`)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(input)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fault.Invalid("the arguments do not fit the tool's schema: %v", err)
-	}
-	return nil
 }
 
 // builtinTools is the built-in agents' tool source of w.

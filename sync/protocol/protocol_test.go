@@ -1,12 +1,16 @@
 package protocol_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -51,6 +55,38 @@ func TestVerify(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := protocol.Verify(tc.key, tc.id, tc.ts, tc.signature, tc.payload, now, protocol.Tolerance)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestVerifyWebhook: the timestamp is signed as the sender wrote it, so a
+// sender writing "+1764500000" is checked over those bytes, not over a
+// reformatted number; text that is no Unix time is unsigned.
+func TestVerifyWebhook(t *testing.T) {
+	payload := []byte(`{}`)
+	signed := func(ts string) string {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("msg_1." + ts + "."))
+		m.Write(payload)
+		return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	ts := strconv.FormatInt(now.Unix(), 10)
+	for _, tc := range []struct {
+		name, timestamp, signature string
+		want                       error
+	}{
+		{"as Sign writes it", ts, protocol.Sign(key, "msg_1", now.Unix(), payload), nil},
+		{"a plus sign, signed with it", "+" + ts, signed("+" + ts), nil},
+		{"a plus sign, signed without it", "+" + ts, signed(ts), protocol.ErrSignature},
+		{"not a number", "soon", signed("soon"), protocol.ErrUnsigned},
+		{"before 1970", "-1", signed("-1"), protocol.ErrUnsigned},
+		{"one of several", ts, "v1,AAAA v1a,xx " + signed(ts), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := protocol.VerifyWebhook(key, "msg_1", tc.timestamp, tc.signature, payload, now, protocol.Tolerance)
 			if !errors.Is(err, tc.want) {
 				t.Errorf("got %v, want %v", err, tc.want)
 			}

@@ -42,23 +42,44 @@ func SigningKey(secret string) []byte {
 // Sign returns the Standard Webhooks signature ("v1,<base64 HMAC-SHA256>")
 // of "<id>.<timestamp>.<payload>".
 func Sign(key []byte, id string, timestamp int64, payload []byte) string {
-	return "v1," + base64.StdEncoding.EncodeToString(mac(key, id, timestamp, payload))
+	return "v1," + base64.StdEncoding.EncodeToString(mac(key, id, strconv.FormatInt(timestamp, 10), payload))
 }
 
 // Verify checks a signature made by [Sign] and that timestamp (Unix
 // seconds) is within tolerance of now. signature may hold several
 // space-separated signatures (a rotating key); one matching is enough.
 func Verify(key []byte, id string, timestamp int64, signature string, payload []byte, now time.Time, tolerance time.Duration) error {
-	if id == "" || timestamp <= 0 || signature == "" {
+	if timestamp <= 0 {
+		return ErrUnsigned
+	}
+	return VerifyWebhook(key, id, strconv.FormatInt(timestamp, 10), signature, payload, now, tolerance)
+}
+
+// maxSignatures bounds the space-separated signatures examined: a sender
+// rotating its key sends two or three.
+const maxSignatures = 10
+
+// VerifyWebhook is the Standard Webhooks check (https://www.standardwebhooks.com)
+// of the webhook-id, webhook-timestamp and webhook-signature values: one of
+// the space-separated "v1,<base64 HMAC-SHA256>" in signature is the MAC
+// under key of "<id>.<timestamp>.<payload>", with timestamp as sent, and
+// timestamp (decimal Unix seconds) is within tolerance of now. Other
+// signature versions (v1a) are ignored. It is [Verify] for delivery frames
+// and backend/trigger's check of a signed trigger call; the error is
+// [ErrUnsigned], [ErrExpired] or [ErrSignature], which a caller checking
+// other calls than frames says in its own words.
+func VerifyWebhook(key []byte, id, timestamp, signature string, payload []byte, now time.Time, tolerance time.Duration) error {
+	sec, err := strconv.ParseInt(timestamp, 10, 64)
+	if id == "" || signature == "" || err != nil || sec < 0 {
 		return ErrUnsigned
 	}
 	// Compare in seconds: a far-off timestamp would overflow a Duration.
-	if d := now.Unix() - timestamp; d > int64(tolerance/time.Second) || -d > int64(tolerance/time.Second) {
+	if d := now.Unix() - sec; d > int64(tolerance/time.Second) || -d > int64(tolerance/time.Second) {
 		return ErrExpired
 	}
 	want := mac(key, id, timestamp, payload)
 	for i, sig := range strings.Fields(signature) {
-		if i == 10 { // a sender rotating keys sends two or three
+		if i == maxSignatures {
 			break
 		}
 		version, value, ok := strings.Cut(sig, ",")
@@ -73,11 +94,11 @@ func Verify(key []byte, id string, timestamp int64, signature string, payload []
 	return ErrSignature
 }
 
-func mac(key []byte, id string, timestamp int64, payload []byte) []byte {
+func mac(key []byte, id, timestamp string, payload []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(id))
 	m.Write([]byte("."))
-	m.Write([]byte(strconv.FormatInt(timestamp, 10)))
+	m.Write([]byte(timestamp))
 	m.Write([]byte("."))
 	m.Write(payload)
 	return m.Sum(nil)
