@@ -2,11 +2,7 @@ package run
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
@@ -105,78 +101,4 @@ type soulWriter struct{ agents *agent.Service }
 func (w soulWriter) UpdateSoul(ctx context.Context, agentID, soul string) error {
 	_, err := w.agents.Update(ctx, agentID, agent.Update{Soul: &soul})
 	return err
-}
-
-// agentCaller lets a run call another agent (call_agent): the callee runs in a
-// new session linked to the caller, inline, and its answer is the tool result.
-type agentCaller struct {
-	s   *Service
-	run *Run
-
-	mu    sync.Mutex
-	child string // the run started by the latest call
-}
-
-func (c *agentCaller) CallAgent(ctx context.Context, handle, message string) (string, error) {
-	s := c.s
-	bg := context.WithoutCancel(ctx)
-	target, err := s.agents.ByHandle(bg, strings.TrimSpace(handle))
-	if err != nil {
-		return "", err
-	}
-	if target.Builtin != "" {
-		// A built-in agent (the Rerun agent, the Foreman) holds tools no
-		// coworker may have (the API's, write_brain_page), most of them
-		// without a card: it answers the person only.
-		return "", fmt.Errorf("@%s is built into Rerun and works only for the person, in its own chat; do it with your own tools, or tell the person what to ask it", target.Handle)
-	}
-	if c.run.Depth+1 > s.cfg.MaxDepth {
-		return "", fmt.Errorf("calls between agents are limited to %d levels; answer with what you have", s.cfg.MaxDepth)
-	}
-	// Refuse cycles: the target must not be the caller or any run above it.
-	for id := c.run.ID; id != ""; {
-		up, err := s.Get(bg, id)
-		if err != nil {
-			return "", err
-		}
-		if up.AgentID == target.ID {
-			return "", fmt.Errorf("@%s is already working on this request further up the chain (a cycle); do not call it again", target.Handle)
-		}
-		id = up.ParentRunID
-	}
-	caller, _ := s.agents.Get(bg, c.run.AgentID)
-	sess, err := s.NewSession(bg, target.ID, SourceAgent, c.run.ID)
-	if err != nil {
-		return "", err
-	}
-	child, err := s.Start(bg, target.ID, sess.ID, SourceAgent, message, StartOptions{From: "@" + caller.Handle, ParentRunID: c.run.ID, Depth: c.run.Depth + 1})
-	if err != nil {
-		return "", err
-	}
-	c.mu.Lock()
-	c.child = child.ID
-	c.mu.Unlock()
-	childCtx, cancel := context.WithCancelCause(ctx)
-	s.mu.Lock()
-	s.active[child.ID] = cancel
-	s.mu.Unlock()
-	s.execute(childCtx, child) // inline: the caller's worker waits, so nested calls cannot starve the pool
-	cancel(nil)
-	s.mu.Lock()
-	delete(s.active, child.ID)
-	s.mu.Unlock()
-	done, err := s.Get(bg, child.ID)
-	if err != nil {
-		return "", err
-	}
-	switch done.Status {
-	case Done:
-		return done.Output, nil
-	case Paused:
-		return "", errWaiting{child: child.ID, handle: target.Handle}
-	case Running:
-		return "", errors.New("stopped before @" + target.Handle + " answered")
-	default:
-		return "", fmt.Errorf("@%s did not finish (%s): %s", target.Handle, done.Status, done.Error)
-	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
-	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
@@ -47,31 +46,6 @@ type (
 		Status  string `json:"status"`
 	}
 )
-
-// Notice is a notification the runtime raises: a card waiting, a message
-// from the agent's notify tool, an automated run that failed.
-type Notice struct {
-	AgentID, RunID, PauseID string
-	Kind, Title, Body       string
-	Automated               bool // the run was not started by a person
-}
-
-// Notifier delivers notices (a *notify.Service behind an adapter).
-type Notifier interface {
-	Notify(ctx context.Context, n Notice) error
-	// HandlePause marks the notice of a pause as handled once it is
-	// answered, dismissed or cancelled.
-	HandlePause(ctx context.Context, pauseID string) error
-}
-
-// Variables are the workspace's secret variables as the runtime needs them
-// (a *secret.Variables).
-type Variables interface {
-	Set(ctx context.Context, name, value string) (secret.Info, error)
-	Names() []string
-	Redact(s string) string
-	Resolve(text string) (string, error)
-}
 
 const pauseColumns = `id, run_id, agent_id, session_id, kind, status, tool_call_id, request, answer, automated, created_at, answered_at`
 
@@ -158,27 +132,6 @@ func (s *Service) openUnder(ctx context.Context, seed, arg string) (*Pause, erro
 		return nil, fmt.Errorf("find an open pause: %w", err)
 	}
 	return &p, nil
-}
-
-// rootOf returns the run at the top of r's call_agent chain.
-func (s *Service) rootOf(ctx context.Context, r Run) Run {
-	for r.ParentRunID != "" {
-		up, err := s.Get(ctx, r.ParentRunID)
-		if err != nil {
-			break
-		}
-		r = up
-	}
-	return r
-}
-
-// automated reports whether a run was started without a person asking for
-// it: by a schedule, a trigger or the API (an agent's call counts as what
-// started its caller). A card raised by Ask answers something the person
-// just did in the app (installing a template).
-func (s *Service) automated(ctx context.Context, r Run) bool {
-	src := s.rootOf(ctx, r).Source
-	return src != SourceChat && src != SourceTemplate
 }
 
 // openPause records a card and pauses the run in one transaction. output is

@@ -5,15 +5,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
+
+// toolsFor is the agent's tools: its enabled families, then what each
+// source adds. A source that fails costs the run its tools, not the run.
+func (s *Service) toolsFor(ctx context.Context, a agent.Agent) []tool.Tool {
+	tools := tool.ForCapabilities(a.Capabilities)
+	for _, src := range s.sources {
+		more, err := src.Tools(ctx, a)
+		if err != nil {
+			s.log.Warn("tools of the agent unavailable", "agent", a.ID, "err", err)
+		}
+		for _, t := range more {
+			if _, dup := tool.Find(tools, t.Name); !dup {
+				tools = append(tools, t)
+			}
+		}
+	}
+	return tools
+}
 
 // execTool runs one tool call whose call step is recorded and returns its
 // result, redacted, for the caller to record. waiting is set when the tool
@@ -65,56 +80,6 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	return res, nil
 }
 
-// maxImages bounds the images one tool call keeps.
-const maxImages = 4
-
-// keepImages writes a tool call's images into the agent's folder.
-func (s *Service) keepImages(r *Run, c ToolCall, images []llm.Image) []ImageRef {
-	var refs []ImageRef
-	for i, img := range images {
-		if i == maxImages {
-			break
-		}
-		ext := map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}[img.MediaType]
-		if ext == "" {
-			s.log.Warn("tool image of an unknown type dropped", "run", r.ID, "type", img.MediaType)
-			continue
-		}
-		rel := filepath.Join("shots", fmt.Sprintf("%s-%s-%d%s", r.ID, safeName(c.ID), i, ext))
-		full := filepath.Join(s.agents.Dir(r.AgentID), rel)
-		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-			s.log.Warn("keep tool image", "run", r.ID, "err", err)
-			continue
-		}
-		if err := os.WriteFile(full, img.Data, 0o600); err != nil {
-			s.log.Warn("keep tool image", "run", r.ID, "err", err)
-			continue
-		}
-		refs = append(refs, ImageRef{MediaType: img.MediaType, Path: filepath.ToSlash(rel), Size: len(img.Data)})
-	}
-	return refs
-}
-
-// safeName keeps the letters, digits, - and _ of a tool call id for a file
-// name.
-func safeName(id string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
-			return r
-		}
-		return -1
-	}, id)
-}
-
-// ImagePath is where an image a tool returned is kept.
-func (s *Service) ImagePath(agentID string, ref ImageRef) (string, error) {
-	clean := filepath.Clean(filepath.FromSlash(ref.Path))
-	if !strings.HasPrefix(clean, "shots"+string(filepath.Separator)) || strings.Contains(clean, "..") {
-		return "", fault.Invalid("not an image of a tool result")
-	}
-	return filepath.Join(s.agents.Dir(agentID), clean), nil
-}
-
 // declined reports whether the person declined this exact call (same tool,
 // same input) on an approval card of the run.
 func (s *Service) declined(ctx context.Context, runID string, c ToolCall) bool {
@@ -149,9 +114,20 @@ func sameJSON(a, b json.RawMessage) bool {
 	return string(xa) == string(yb)
 }
 
+// maxToolOutput bounds what one tool result hands back to the model.
+const maxToolOutput = 64 << 10
+
 func capOutput(s string) string {
 	if len(s) <= maxToolOutput {
 		return s
 	}
 	return s[:maxToolOutput] + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-maxToolOutput)
+}
+
+// redact masks every variable value in s.
+func (s *Service) redact(out string) string {
+	if s.vars == nil {
+		return out
+	}
+	return s.vars.Redact(out)
 }
