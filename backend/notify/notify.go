@@ -23,28 +23,33 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
 
-// Kinds of notification. The first four are sent by agents (the notify
-// tool, a failed run); the last five are raised by a pause and carry its id.
+// Kinds of notification sent by agents (the notify tool, a failed run).
 const (
-	Info       = "info"
-	Progress   = "progress"
-	Done       = "done"
-	Error      = "error"
-	Question   = "question"
-	Approval   = "approval"
-	Connector  = "connector"
-	Credential = "credential"
-	Takeover   = "takeover"
+	Info     = "info"
+	Progress = "progress"
+	Done     = "done"
+	Error    = "error"
+)
+
+// The kinds raised by a pause carry its id; each pause kind is one
+// (package pause lists them). These name the ones Rerun's own code raises.
+const (
+	Question   = pause.Question
+	Approval   = pause.Approval
+	Connector  = pause.Connector
+	Credential = pause.Credential
+	Takeover   = pause.Takeover
 )
 
 // Kinds lists every kind, in the order Settings shows them.
-var Kinds = []string{Info, Progress, Done, Error, Question, Approval, Connector, Credential, Takeover}
+var Kinds = append([]string{Info, Progress, Done, Error}, pause.Names()...)
 
 // pauseKinds are raised by a pause and handled by answering it.
-var pauseKinds = []string{Question, Approval, Connector, Credential, Takeover}
+var pauseKinds = pause.Names()
 
 // Limits on what a notification holds. Longer text is cut (with "…"), not
 // refused: an agent's message should arrive even when it runs long.

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -24,7 +23,11 @@ func (s *Service) Ask(ctx context.Context, agentID, kind string, request any) (P
 	if err != nil {
 		return Pause{}, err
 	}
-	title, _ := pauseSummary(Pause{Kind: kind, Request: mustJSON(req)})
+	k, _ := pause.Find(kind) // checkAsked found it
+	title, _, err := k.Summary(req)
+	if err != nil {
+		return Pause{}, err
+	}
 	sess, err := s.NewSession(ctx, agentID, SourceTemplate, "")
 	if err != nil {
 		return Pause{}, err
@@ -55,37 +58,14 @@ func (s *Service) Ask(ctx context.Context, agentID, kind string, request any) (P
 	return p, nil
 }
 
-// checkAsked validates a card Ask raises: the request must be its kind's.
+// checkAsked validates a card the app raises itself: the request must be
+// its kind's.
 func checkAsked(kind string, request any) (any, error) {
-	var err error
-	switch r := request.(type) {
-	case pause.QuestionRequest:
-		if kind == pause.Question {
-			err = r.Check()
-			return r, err
-		}
-	case pause.ApprovalRequest:
-		if kind == pause.Approval {
-			for _, it := range r.Items {
-				if it.Tool != "" {
-					return nil, fault.Invalid("an approval card without a run cannot perform tool %q on approval", it.Tool)
-				}
-			}
-			err = r.Check()
-			return r, err
-		}
-	case pause.ConnectorRequest:
-		if kind == pause.Connector {
-			err = r.Check()
-			return r, err
-		}
-	case pause.CredentialRequest:
-		if kind == pause.Credential {
-			err = r.Check()
-			return r, err
-		}
+	k, ok := pause.Find(kind)
+	if !ok {
+		return nil, fault.Invalid("a %s card cannot carry a %T; use the request type of its kind", kind, request)
 	}
-	return nil, fault.Invalid("a %s card cannot carry a %T; use the request type of its kind", kind, request)
+	return k.FromApp(request)
 }
 
 // endAsked ends, inside the answer's transaction, the run of a card that Ask
@@ -101,9 +81,4 @@ func endAsked(ctx context.Context, tx *sql.Tx, p Pause, status string, now time.
 	_, err := tx.ExecContext(ctx, `UPDATE runs SET status = ?, output = ?, ended_at = ? WHERE id = ? AND status = 'paused'`,
 		end, output, store.FormatTime(now), p.RunID)
 	return err
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

@@ -231,8 +231,11 @@ func (s *Service) answeredApp(ctx context.Context, p Pause) (connector.Connector
 	if s.apps == nil || p.Kind != pause.Connector || p.Status != pause.Answered {
 		return connector.Connector{}, false
 	}
-	var req pause.ConnectorRequest
-	json.Unmarshal(p.Request, &req)
+	req, err := pause.Decode[pause.ConnectorRequest](p.Request)
+	if err != nil {
+		s.log.Warn("read a connector card", "pause", p.ID, "err", err)
+		return connector.Connector{}, false
+	}
 	list, err := s.apps.List(ctx, p.AgentID)
 	if err != nil {
 		return connector.Connector{}, false

@@ -48,6 +48,38 @@ type (
 	}
 )
 
+// kind returns p's kind of pause.
+func (p Pause) kind() (pause.Kind, error) {
+	k, ok := pause.Find(p.Kind)
+	if !ok {
+		return nil, fmt.Errorf("pause %s has unknown kind %q", p.ID, p.Kind)
+	}
+	return k, nil
+}
+
+// dismissal returns what the person wrote when they dismissed p.
+func (p Pause) dismissal() (pause.DismissAnswer, error) {
+	d, err := pause.Decode[pause.DismissAnswer](p.Answer)
+	if err != nil {
+		return d, fmt.Errorf("read the dismissal of pause %s: %w", p.ID, err)
+	}
+	return d, nil
+}
+
+// approval returns p's request and answer as an approval card's (the
+// answer is empty unless p was answered).
+func (p Pause) approval() (pause.ApprovalRequest, pause.ApprovalAnswer, error) {
+	var ans pause.ApprovalAnswer
+	req, err := pause.Decode[pause.ApprovalRequest](p.Request)
+	if err == nil && p.Status == pause.Answered {
+		ans, err = pause.Decode[pause.ApprovalAnswer](p.Answer)
+	}
+	if err != nil {
+		return req, ans, fmt.Errorf("read approval card %s: %w", p.ID, err)
+	}
+	return req, ans, nil
+}
+
 const pauseColumns = `id, run_id, agent_id, session_id, kind, status, tool_call_id, request, answer, automated, created_at, answered_at`
 
 func scanPause(row store.Scanner) (Pause, error) {
@@ -138,6 +170,14 @@ func (s *Service) openUnder(ctx context.Context, seed, arg string) (*Pause, erro
 // openPause records a card and pauses the run in one transaction. output is
 // what the run shows meanwhile: the agent's last message.
 func (s *Service) openPause(ctx context.Context, r *Run, kind, toolCallID string, request any, output string) (Pause, error) {
+	k, ok := pause.Find(kind)
+	if !ok {
+		return Pause{}, fmt.Errorf("open a pause of unknown kind %q", kind)
+	}
+	title, body, err := k.Summary(request)
+	if err != nil {
+		return Pause{}, fmt.Errorf("summarise a %s request: %w", kind, err)
+	}
 	req, err := json.Marshal(request)
 	if err != nil {
 		return Pause{}, fmt.Errorf("encode %s request: %w", kind, err)
@@ -170,7 +210,6 @@ func (s *Service) openPause(ctx context.Context, r *Run, kind, toolCallID string
 	s.publish("run.updated", *r)
 	s.publishPause("pause.created", p)
 	if s.notifier != nil {
-		title, body := pauseSummary(p)
 		if err := s.notifier.Notify(ctx, Notice{AgentID: p.AgentID, RunID: p.RunID, PauseID: p.ID, Kind: kind,
 			Title: title, Body: body, Automated: p.Automated}); err != nil {
 			s.log.Warn("notify of a pause", "run", r.ID, "err", err)
@@ -184,46 +223,6 @@ func (s *Service) publishPause(kind string, p Pause) {
 	if s.bus != nil {
 		s.bus.Publish(event.Change{Workspace: s.workspace, Kind: kind, ID: p.ID, Agent: p.AgentID, Session: p.SessionID})
 	}
-}
-
-// pauseSummary is the notification's title and body for a card.
-func pauseSummary(p Pause) (string, string) {
-	switch p.Kind {
-	case pause.Question:
-		var q pause.QuestionRequest
-		json.Unmarshal(p.Request, &q)
-		if len(q.Questions) == 1 {
-			return "Has a question for you", q.Questions[0].Question
-		}
-		return fmt.Sprintf("Has %d questions for you", len(q.Questions)), q.Questions[0].Question
-	case pause.Approval:
-		var a pause.ApprovalRequest
-		json.Unmarshal(p.Request, &a)
-		title := fmt.Sprintf("Needs your approval for %d action%s", len(a.Items), plural(len(a.Items)))
-		if len(a.Items) == 1 {
-			return title, a.Items[0].Title
-		}
-		return title, a.Title
-	case pause.Connector:
-		var c pause.ConnectorRequest
-		json.Unmarshal(p.Request, &c)
-		return "Asks you to connect " + c.Connector, c.Description
-	case pause.Takeover:
-		var c pause.TakeoverRequest
-		json.Unmarshal(p.Request, &c)
-		return "Needs your hands in its browser", c.Reason
-	default:
-		var c pause.CredentialRequest
-		json.Unmarshal(p.Request, &c)
-		return "Needs a credential: " + c.Label, c.Description
-	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Answer takes a person's answer to an open pause and queues its run to
@@ -303,71 +302,15 @@ func (s *Service) checkAnswer(ctx context.Context, p Pause, body json.RawMessage
 		}
 		return nil
 	}
-	switch p.Kind {
-	case pause.Question:
-		var req pause.QuestionRequest
-		var a pause.QuestionAnswer
-		json.Unmarshal(p.Request, &req)
-		if err := decode(&a); err != nil {
-			return nil, err
-		}
-		return a, req.CheckAnswer(&a)
-	case pause.Approval:
-		var req pause.ApprovalRequest
-		var a pause.ApprovalAnswer
-		json.Unmarshal(p.Request, &req)
-		if err := decode(&a); err != nil {
-			return nil, err
-		}
-		return a, req.CheckAnswer(&a)
-	case pause.Connector:
-		var req pause.ConnectorRequest
-		var a pause.ConnectorAnswer
-		json.Unmarshal(p.Request, &req)
-		if err := decode(&a); err != nil {
-			return nil, err
-		}
-		if err := req.CheckAnswer(&a); err != nil {
-			return nil, err
-		}
-		for _, f := range req.Fields {
-			v, ok := a.Values[f.Name]
-			if f.Type != pause.FieldSecret || !ok {
-				continue
-			}
-			name := req.SecretVariable(f.Name)
-			if err := s.setVariable(ctx, name, v); err != nil {
-				return nil, err
-			}
-			a.Values[f.Name] = "${" + name + "}"
-		}
-		return a, nil
-	case pause.Credential:
-		var req pause.CredentialRequest
-		var a struct {
-			Value string `json:"value"`
-		}
-		json.Unmarshal(p.Request, &req)
-		if err := decode(&a); err != nil {
-			return nil, err
-		}
-		if err := pause.CheckValue(a.Value); err != nil {
-			return nil, err
-		}
-		if err := s.setVariable(ctx, req.Variable, a.Value); err != nil {
-			return nil, err
-		}
-		return pause.CredentialAnswer{Variable: req.Variable, Filled: true}, nil
-	case pause.Takeover:
-		var req pause.TakeoverRequest
-		var a pause.TakeoverAnswer
-		json.Unmarshal(p.Request, &req)
-		if err := decode(&a); err != nil {
-			return nil, err
-		}
-		return a, req.CheckAnswer(&a)
+	k, err := p.kind()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("pause %s has unknown kind %q", p.ID, p.Kind)
+	req, err := k.Request(p.Request)
+	if err != nil {
+		return nil, fmt.Errorf("read pause %s: %w", p.ID, err)
+	}
+	return k.Answer(ctx, req, decode, s.setVariable)
 }
 
 func (s *Service) setVariable(ctx context.Context, name, value string) error {

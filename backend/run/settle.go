@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,18 +35,30 @@ func (s *Service) settle(ctx context.Context, r *Run, tools []tool.Tool, env *to
 		dismissed := p.Status == pause.Dismissed
 		var note pause.DismissAnswer
 		if dismissed {
-			json.Unmarshal(p.Answer, &note)
+			if note, err = p.dismissal(); err != nil {
+				return err
+			}
 		}
+		k, err := p.kind()
+		if err != nil {
+			return err
+		}
+		// An approval runs its approved items and a takeover hands the
+		// browser back: both need the run, so they are settled here.
 		if p.Kind == pause.Approval {
 			if err := s.settleApproval(ctx, r, tools, env, caller, p, open, dismissed, note.Note); err != nil {
 				return err
 			}
 		} else if open[p.ToolCallID] {
-			out := answerText(p, dismissed, note.Note) + s.appAnswer(bg, p)
+			var out string
 			if p.Kind == pause.Takeover {
 				out = s.takeoverText(p, dismissed, note.Note)
+			} else if out, err = answerText(p, dismissed, note.Note); err != nil {
+				return err
+			} else {
+				out += s.appAnswer(bg, p)
 			}
-			if err := s.result(bg, r, ToolCall{ID: p.ToolCallID, Name: toolOfKind[p.Kind]}, out, false, ""); err != nil {
+			if err := s.result(bg, r, ToolCall{ID: p.ToolCallID, Name: k.Tool().Name}, out, false, ""); err != nil {
 				return err
 			}
 		}
@@ -64,46 +75,24 @@ func (s *Service) settle(ctx context.Context, r *Run, tools []tool.Tool, env *to
 	return nil
 }
 
-var toolOfKind = map[string]string{pause.Question: "ask_question", pause.Approval: "request_approval",
-	pause.Connector: "request_connector", pause.Credential: "request_credential", pause.Takeover: "request_takeover"}
-
-// answerText is what the agent reads back from a question, connector or
-// credential card.
-func answerText(p Pause, dismissed bool, note string) string {
+// answerText is what the agent reads back from a card whose kind writes
+// it (see pause.Kind.AnswerText), or from any dismissed card.
+func answerText(p Pause, dismissed bool, note string) (string, error) {
 	if dismissed {
-		out := "The person dismissed the card without answering."
-		if note != "" {
-			out += " They wrote: " + note
-		}
-		return out + " Do not ask the same again right away; go on with what you can, or stop and say what you need."
+		return pause.DismissedText(note), nil
 	}
-	switch p.Kind {
-	case pause.Question:
-		var req pause.QuestionRequest
-		var a pause.QuestionAnswer
-		json.Unmarshal(p.Request, &req)
-		json.Unmarshal(p.Answer, &a)
-		var b strings.Builder
-		b.WriteString("The person answered:\n")
-		for i, q := range req.Questions {
-			if i < len(a.Answers) {
-				fmt.Fprintf(&b, "%d. %s\n   → %s\n", i+1, q.Question, a.Answers[i])
-			}
-		}
-		return strings.TrimSuffix(b.String(), "\n")
-	case pause.Connector:
-		var req pause.ConnectorRequest
-		var a pause.ConnectorAnswer
-		json.Unmarshal(p.Request, &req)
-		json.Unmarshal(p.Answer, &a)
-		values, _ := json.Marshal(a.Values)
-		return fmt.Sprintf("The person set up %s. Its configuration: %s. Values written ${NAME} are workspace variables: use them as written, they resolve when a command or request runs.", req.Connector, values)
-	case pause.Credential:
-		var a pause.CredentialAnswer
-		json.Unmarshal(p.Answer, &a)
-		return fmt.Sprintf("The person filled the variable %s. Write ${%s} where the value goes (a command, its env, a request header); it is resolved when that runs and never shown to you.", a.Variable, a.Variable)
+	k, err := p.kind()
+	if err != nil {
+		return "", err
 	}
-	return "answered"
+	text, ok, err := k.AnswerText(p.Request, p.Answer)
+	if err != nil {
+		return "", fmt.Errorf("read the answer to pause %s: %w", p.ID, err)
+	}
+	if !ok {
+		return "answered", nil
+	}
+	return text, nil
 }
 
 // settleApproval hands an approval card's decisions back. A policy card's
@@ -112,11 +101,9 @@ func answerText(p Pause, dismissed bool, note string) string {
 // listing every decision, after running the approved items that name a tool.
 func (s *Service) settleApproval(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, p Pause, open map[string]bool, dismissed bool, note string) error {
 	bg := context.WithoutCancel(ctx)
-	var req pause.ApprovalRequest
-	var ans pause.ApprovalAnswer
-	json.Unmarshal(p.Request, &req)
-	if !dismissed {
-		json.Unmarshal(p.Answer, &ans)
+	req, ans, err := p.approval()
+	if err != nil {
+		return err
 	}
 	decide := func(it pause.ApprovalItem) pause.Decision {
 		d, ok := ans.Decision(it.ID)

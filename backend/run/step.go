@@ -125,6 +125,15 @@ func (s *Service) Steps(ctx context.Context, runID string) ([]Step, error) {
 	return steps, nil
 }
 
+// stepData decodes the data of st into its kind's type.
+func stepData[T any](st Step) (T, error) {
+	var v T
+	if err := json.Unmarshal(st.Data, &v); err != nil {
+		return v, fmt.Errorf("decode %s step %d: %w", st.Kind, st.Seq, err)
+	}
+	return v, nil
+}
+
 // unanswered returns the tool calls among steps that have no result yet.
 func unanswered(steps []Step) []ToolCall {
 	answered := map[string]bool{}
@@ -132,12 +141,16 @@ func unanswered(steps []Step) []ToolCall {
 	for _, st := range steps {
 		switch st.Kind {
 		case StepToolResult:
-			var d ToolResultData
-			json.Unmarshal(st.Data, &d)
+			d, err := stepData[ToolResultData](st)
+			if err != nil {
+				continue // not a result this run can match to a call
+			}
 			answered[d.ID] = true
 		case StepToolCall:
-			var c ToolCall
-			json.Unmarshal(st.Data, &c)
+			c, err := stepData[ToolCall](st)
+			if err != nil {
+				continue // a call that cannot be named cannot be answered either
+			}
 			calls = append(calls, c)
 		}
 	}

@@ -1,6 +1,10 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rerun-build/rerun-desktop/backend/pause"
+)
 
 // Browsers are the agents' browsers as a takeover card needs them (a
 // browser.Manager behind an adapter).
@@ -24,9 +28,9 @@ func (s *Service) takeoverText(p Pause, dismissed bool, note string) string {
 	}
 	switch {
 	case dismissed && running:
-		return answerText(p, true, note) + " Your browser is yours again; " + page + "."
+		return pause.DismissedText(note) + " Your browser is yours again; " + page + "."
 	case dismissed:
-		return answerText(p, true, note)
+		return pause.DismissedText(note)
 	case running:
 		return "The person handed the browser back; " + page + ". Take a new snapshot before you act on it."
 	}

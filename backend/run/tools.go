@@ -43,7 +43,7 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	case t.IsPause():
 		res.Output, res.IsError = fmt.Sprintf("%s cannot run as an approved action; call it yourself", c.Name), true
 		return res, nil
-	case (tool.Acts(c.Name, c.Input) || t.Approve != nil) && c.Via == "" && s.declined(ctx, r.ID, c):
+	case (t.WouldAct(c.Input) || t.Approve != nil) && c.Via == "" && s.declined(ctx, r.ID, c):
 		res.Output, res.IsError = "not run: the person declined exactly this action earlier in this run. Do not do it another way.", true
 		return res, nil
 	}
@@ -91,10 +91,11 @@ func (s *Service) declined(ctx context.Context, runID string, c ToolCall) bool {
 		if p.Kind != pause.Approval {
 			continue
 		}
-		var req pause.ApprovalRequest
-		var ans pause.ApprovalAnswer
-		json.Unmarshal(p.Request, &req)
-		json.Unmarshal(p.Answer, &ans)
+		req, ans, err := p.approval()
+		if err != nil {
+			s.log.Warn("read a decided approval card", "run", runID, "err", err)
+			continue
+		}
 		for _, it := range req.Items {
 			if d, ok := ans.Decision(it.ID); ok && !d.Approved && it.Tool == c.Name && sameJSON(it.Input, c.Input) {
 				return true

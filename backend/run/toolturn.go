@@ -91,7 +91,7 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 			}
 			items[c.ID] = pause.ApprovalItem{ID: c.ID, Title: title, Kind: pause.ItemText, Detail: detail, Tool: c.Name, Input: c.Input}
 			held = append(held, c)
-		case known && a.AskFirst[t.Family] && tool.Acts(c.Name, c.Input) && !s.declined(bg, r.ID, c):
+		case known && a.AskFirst[t.Family] && t.WouldAct(c.Input) && !s.declined(bg, r.ID, c):
 			if err := s.record(bg, r, StepToolCall, c, s.now(), nil); err != nil {
 				return turnDone, err
 			}
@@ -138,7 +138,8 @@ func (s *Service) runTools(ctx context.Context, r *Run, a agent.Agent, tools []t
 				req.Items = append(req.Items, it)
 				continue
 			}
-			title, kind, detail := tool.Preview(env, c.Name, c.Input)
+			t, _ := tool.Find(tools, c.Name) // held calls are known tools
+			title, kind, detail := t.Describe(env, c.Input)
 			req.Items = append(req.Items, pause.ApprovalItem{ID: c.ID, Title: title, Kind: kind, Detail: detail, Tool: c.Name, Input: c.Input})
 		}
 		if err := req.Check(); err != nil {

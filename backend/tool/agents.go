@@ -27,7 +27,12 @@ func agentsTools() []Tool {
 			`"handle":{"type":"string","description":"The coworker's handle, with or without the @, e.g. @researcher."},` +
 			`"message":{"type":"string","description":"What you ask of it, self-contained."}` +
 			`},"required":["handle","message"],"additionalProperties":false}`),
-		Run: callAgent,
+		Run:  callAgent,
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			in := argsOf(input)
+			return "Ask " + in.str("handle"), "text", in.str("message")
+		},
 	}}
 }
 

@@ -61,10 +61,10 @@ func databaseTools() []Tool {
 	return []Tool{
 		listTablesTool("list_tables", "your own database", own),
 		queryTool("db_query", "your own database", "db_execute", own),
-		execTool("db_execute", "your own database", "db_query", own),
+		execTool("db_execute", "your own database", "db_query", "its own database", own),
 		listTablesTool("list_space_tables", "the workspace's shared database (every coworker reads and writes it)", shared),
 		queryTool("space_db_query", "the workspace's shared database", "space_db_execute", shared),
-		execTool("space_db_execute", "the workspace's shared database (every coworker reads and writes it)", "space_db_query", shared),
+		execTool("space_db_execute", "the workspace's shared database (every coworker reads and writes it)", "space_db_query", "the shared database", shared),
 	}
 }
 
@@ -120,7 +120,8 @@ func queryTool(name, which, writer string, path func(*Env) string) Tool {
 	}
 }
 
-func execTool(name, which, reader string, path func(*Env) string) Tool {
+// execTool changes a database; where names it on an approval card.
+func execTool(name, which, reader, where string, path func(*Env) string) Tool {
 	return Tool{
 		Name:   name,
 		Family: "database",
@@ -140,6 +141,16 @@ func execTool(name, which, reader string, path func(*Env) string) Tool {
 				return "", err
 			}
 			return marshal(res), nil
+		},
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			in := argsOf(input)
+			detail := in.str("sql")
+			if args, ok := in["args"]; ok {
+				b, _ := json.Marshal(args)
+				detail += "\n-- args: " + string(b)
+			}
+			return "Change " + where, "command", detail
 		},
 	}
 }

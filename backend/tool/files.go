@@ -60,7 +60,9 @@ func filesTools() []Tool {
 				`"path":{"type":"string","description":"File path: relative to your folder, or shared/… for the shared folder."},` +
 				`"content":{"type":"string","description":"The whole new content of the file."}` +
 				`},"required":["path","content"],"additionalProperties":false}`),
-			Run: writeFile,
+			Run:     writeFile,
+			Acts:    always,
+			Preview: previewWrite("write_file"),
 		},
 		{
 			Name:   "append_file",
@@ -71,7 +73,9 @@ func filesTools() []Tool {
 				`"path":{"type":"string","description":"File path: relative to your folder, or shared/… for the shared folder."},` +
 				`"content":{"type":"string","description":"Text to add at the end; include a trailing newline if you want one."}` +
 				`},"required":["path","content"],"additionalProperties":false}`),
-			Run: appendFile,
+			Run:     appendFile,
+			Acts:    always,
+			Preview: previewWrite("append_file"),
 		},
 		{
 			Name:   "list_files",
@@ -109,7 +113,12 @@ func filesTools() []Tool {
 				`"path":{"type":"string","description":"Path to delete: relative to your folder, or shared/… for the shared folder."},` +
 				`"recursive":{"type":"boolean","description":"Delete a folder and everything in it (default false)."}` +
 				`},"required":["path"],"additionalProperties":false}`),
-			Run: deleteFile,
+			Run:  deleteFile,
+			Acts: always,
+			Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+				p := argsOf(input).str("path")
+				return "Delete " + p, "target", p
+			},
 		},
 	}
 }
@@ -370,4 +379,22 @@ func deleteFile(ctx context.Context, env *Env, input json.RawMessage) (string, e
 		kind = "folder"
 	}
 	return fmt.Sprintf("deleted %s %s", kind, f.show(target)), nil
+}
+
+// previewWrite shows a write_file or append_file call as the unified diff
+// of the file it changes.
+func previewWrite(name string) func(*Env, json.RawMessage) (string, string, string) {
+	return func(env *Env, input json.RawMessage) (string, string, string) {
+		in := argsOf(input)
+		p, content := in.str("path"), in.str("content")
+		var old []byte
+		if _, full, err := resolvePath(env, p); err == nil {
+			old, _ = os.ReadFile(full)
+		}
+		next, verb := content, "Write"
+		if name == "append_file" {
+			next, verb = string(old)+content, "Append to"
+		}
+		return verb + " " + p, "diff", UnifiedDiff(p, string(old), next)
+	}
 }

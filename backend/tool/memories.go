@@ -25,7 +25,11 @@ func memoryTools() []Tool {
 			`"text":{"type":"string","description":"The fact, one self-contained sentence (at most 2000 bytes)."},` +
 			`"supersedes":{"type":"string","description":"Id of a memory this one corrects (mem_…); it will never be recalled again."}` +
 			`},"required":["text"],"additionalProperties":false}`),
-		Run: remember,
+		Run:  remember,
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			return "Remember a fact", "text", argsOf(input).str("text")
+		},
 	}, {
 		Name:   "recall",
 		Family: "memory",
@@ -44,7 +48,11 @@ func memoryTools() []Tool {
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"id":{"type":"string","description":"The memory's id, as recall or your instructions show it (mem_…)."}` +
 			`},"required":["id"],"additionalProperties":false}`),
-		Run: forget,
+		Run:  forget,
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			return "Forget a memory", "target", argsOf(input).str("id")
+		},
 	}}
 }
 

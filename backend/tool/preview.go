@@ -4,94 +4,71 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
 
-// Preview describes a tool call for an approval card: a one-line title, how
-// to show the detail (command, target, diff or text) and the detail itself.
-// write_file and append_file show the change to the file as a unified diff.
+// Acts reports whether a call of the named tool of Catalog acts (see
+// Tool.Acts); a name it does not hold never acts.
+func Acts(name string, input json.RawMessage) bool {
+	t, _ := Find(Catalog(), name)
+	return t.WouldAct(input)
+}
+
+// Preview describes a call of the named tool of Catalog for an approval
+// card (see Tool.Preview).
 func Preview(env *Env, name string, input json.RawMessage) (title, kind, detail string) {
-	var in map[string]any
-	json.Unmarshal(input, &in)
-	str := func(k string) string { s, _ := in[k].(string); return s }
-	switch name {
-	case "run_command":
-		detail = str("command")
-		if envs, ok := in["env"].(map[string]any); ok && len(envs) > 0 {
-			keys := make([]string, 0, len(envs))
-			for k := range envs {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			var b strings.Builder
-			for _, k := range keys {
-				fmt.Fprintf(&b, "%s=%v ", k, envs[k])
-			}
-			detail = b.String() + detail
-		}
-		return "Run a command", "command", detail
-	case "db_execute", "space_db_execute":
-		where := "its own database"
-		if name == "space_db_execute" {
-			where = "the shared database"
-		}
-		detail = str("sql")
-		if args, ok := in["args"]; ok {
-			b, _ := json.Marshal(args)
-			detail += "\n-- args: " + string(b)
-		}
-		return "Change " + where, "command", detail
-	case "fetch_url":
-		method := strings.ToUpper(str("method"))
-		if method == "" {
-			method = "GET"
-		}
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s %s", method, str("url"))
-		if h, ok := in["headers"].(map[string]any); ok {
-			keys := make([]string, 0, len(h))
-			for k := range h {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				fmt.Fprintf(&b, "\n%s: %v", k, h[k])
-			}
-		}
-		if body := str("body"); body != "" {
-			b.WriteString("\n\n" + body)
-		}
-		return "Send a " + method + " request", "target", b.String()
-	case "write_file", "append_file":
-		p, content := str("path"), str("content")
-		var old []byte
-		if _, full, err := resolvePath(env, p); err == nil {
-			old, _ = os.ReadFile(full)
-		}
-		next := content
-		verb := "Write"
-		if name == "append_file" {
-			next, verb = string(old)+content, "Append to"
-		}
-		return verb + " " + p, "diff", UnifiedDiff(p, string(old), next)
-	case "delete_file":
-		return "Delete " + str("path"), "target", str("path")
-	case "update_soul":
-		return "Rewrite its soul", "text", str("soul")
-	case "call_agent":
-		return "Ask " + str("handle"), "text", str("message")
-	case "remember":
-		return "Remember a fact", "text", str("text")
-	case "forget":
-		return "Forget a memory", "target", str("id")
-	case "upsert_skill":
-		return "Save skill " + str("name"), "text", str("skill_md")
+	t, ok := Find(Catalog(), name)
+	if !ok {
+		t.Name = name
+	}
+	return t.Describe(env, input)
+}
+
+// WouldAct reports whether this call of t changes something outside the
+// conversation.
+func (t Tool) WouldAct(input json.RawMessage) bool { return t.Acts != nil && t.Acts(input) }
+
+// Describe is t's preview of a call: its own, or the input as indented
+// JSON.
+func (t Tool) Describe(env *Env, input json.RawMessage) (title, kind, detail string) {
+	if t.Preview != nil {
+		return t.Preview(env, input)
 	}
 	var b bytes.Buffer
 	json.Indent(&b, input, "", "  ")
-	return "Use " + name, "text", b.String()
+	return "Use " + t.Name, "text", b.String()
+}
+
+// always is the Acts of a tool every call of which acts.
+func always(json.RawMessage) bool { return true }
+
+// args reads a held call's input for its preview. The call has not been
+// checked yet, so what does not decode shows as empty rather than failing
+// the card.
+type args map[string]any
+
+func argsOf(input json.RawMessage) args {
+	var in args
+	_ = json.Unmarshal(input, &in)
+	return in
+}
+
+func (a args) str(k string) string { s, _ := a[k].(string); return s }
+
+// sortedPairs lists the string map at a[k] as key, value pairs in key order.
+func (a args) sortedPairs(k string) [][2]string {
+	m, _ := a[k].(map[string]any)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = [2]string{k, fmt.Sprint(m[k])}
+	}
+	return pairs
 }
 
 // maxDiffLines bounds the quadratic line matching; longer files are shown as

@@ -44,7 +44,9 @@ func shellTools() []Tool {
 			`"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"description":"Kill the command after this many seconds (default 60)."},` +
 			`"env":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra environment variables; values may reference workspace variables as ${NAME}."}` +
 			`},"required":["command"],"additionalProperties":false}`),
-		Run: runCommand,
+		Run:     runCommand,
+		Acts:    always,
+		Preview: previewCommand,
 	}}
 }
 
@@ -259,4 +261,14 @@ func (h *headTail) String() string {
 		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD")
 	}
 	return strings.ToValidUTF8(string(h.head), "\uFFFD") + truncNote(h.dropped) + "\n" + strings.ToValidUTF8(string(tail), "\uFFFD")
+}
+
+// previewCommand shows the command line after the env it sets.
+func previewCommand(_ *Env, input json.RawMessage) (string, string, string) {
+	in := argsOf(input)
+	var env strings.Builder
+	for _, kv := range in.sortedPairs("env") {
+		fmt.Fprintf(&env, "%s=%s ", kv[0], kv[1])
+	}
+	return "Run a command", "command", env.String() + in.str("command")
 }

@@ -52,7 +52,12 @@ func skillsTools() []Tool {
 			`"name":{"type":"string","description":"The skill's name: lowercase letters, digits and hyphens, at most 64 characters."},` +
 			`"skill_md":{"type":"string","description":"The complete SKILL.md: ---, name: …, description: …, ---, then the instructions."}` +
 			`},"required":["name","skill_md"],"additionalProperties":false}`),
-		Run: upsertSkill,
+		Run:  upsertSkill,
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			in := argsOf(input)
+			return "Save skill " + in.str("name"), "text", in.str("skill_md")
+		},
 	}}
 }
 

@@ -25,7 +25,11 @@ func soulTools() []Tool {
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"soul":{"type":"string","description":"The complete new soul, in markdown."}` +
 			`},"required":["soul"],"additionalProperties":false}`),
-		Run: updateSoul,
+		Run:  updateSoul,
+		Acts: always,
+		Preview: func(_ *Env, input json.RawMessage) (string, string, string) {
+			return "Rewrite its soul", "text", argsOf(input).str("soul")
+		},
 	}}
 }
 

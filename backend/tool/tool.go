@@ -34,6 +34,14 @@ type Tool struct {
 	// input and returns the card item's title and detail. Run runs only
 	// for an approved call; a declined one changes nothing.
 	Approve func(ctx context.Context, input json.RawMessage) (title, detail string, err error)
+	// Acts, when set, reports whether a call changes something outside the
+	// conversation: what an ask-first switch holds for approval. Unset, the
+	// tool never acts (reads, queries, GETs).
+	Acts func(input json.RawMessage) bool
+	// Preview, when set, describes a held call for its approval card: a
+	// one-line title, how to show the detail (a pause item kind) and the
+	// detail. Unset, the card shows the input as indented JSON.
+	Preview func(env *Env, input json.RawMessage) (title, kind, detail string)
 }
 
 // Env is where a tool runs: one agent of one workspace.

@@ -70,7 +70,31 @@ func webTools() []Tool {
 			}
 			return fetch(ctx, in, defaultFetchLimits)
 		},
+		// A GET only reads; any other method may change what it reaches.
+		Acts: func(input json.RawMessage) bool {
+			m := argsOf(input).str("method")
+			return m != "" && !strings.EqualFold(m, "GET")
+		},
+		Preview: previewFetch,
 	}}
+}
+
+// previewFetch shows a request as it goes out: method, URL, headers, body.
+func previewFetch(_ *Env, input json.RawMessage) (string, string, string) {
+	in := argsOf(input)
+	method := strings.ToUpper(in.str("method"))
+	if method == "" {
+		method = "GET"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", method, in.str("url"))
+	for _, kv := range in.sortedPairs("headers") {
+		fmt.Fprintf(&b, "\n%s: %s", kv[0], kv[1])
+	}
+	if body := in.str("body"); body != "" {
+		b.WriteString("\n\n" + body)
+	}
+	return "Send a " + method + " request", "target", b.String()
 }
 
 type fetchInput struct {

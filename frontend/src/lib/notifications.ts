@@ -1,19 +1,17 @@
 // Notifications and what waits for a person (pure): the To handle list, the
 // delivery matrix, and whether a new notification shows a toast.
+import { kinds, PAUSE_KINDS } from './pauses';
 import type { Channel, Delivery, Notification, NotificationKind, Origin, Pause } from './types';
 
-export const KINDS: NotificationKind[] = ['question', 'approval', 'connector', 'credential', 'takeover', 'info', 'progress', 'done', 'error'];
+/** The pause kinds first, then what agents send. */
+export const KINDS: NotificationKind[] = [...PAUSE_KINDS, 'info', 'progress', 'done', 'error'];
 
 export const KIND_LABEL: Record<NotificationKind, string> = {
+  ...(Object.fromEntries(PAUSE_KINDS.map((k) => [k, kinds[k].label])) as Record<(typeof PAUSE_KINDS)[number], string>),
   info: 'Info',
   progress: 'Progress',
   done: 'Done',
   error: 'Error',
-  question: 'Question',
-  approval: 'Approval',
-  connector: 'Connector',
-  credential: 'Credential',
-  takeover: 'Take over',
 };
 
 export const ORIGINS: { id: Origin; label: string }[] = [

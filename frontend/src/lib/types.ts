@@ -1,5 +1,7 @@
 // Wire types of the local HTTP API (docs/http-api.md).
 
+import type { PauseKinds } from './pauses';
+
 export type Workspace = { id: string; name: string; created_at: string };
 
 export type Box = { id: string; name: string; position: number; created_at: string };
@@ -269,7 +271,8 @@ export type SkillVersion = { version: number; body: string; created_at: string }
 
 // ---- human in the loop ----
 
-export type PauseKind = 'question' | 'approval' | 'connector' | 'credential' | 'takeover';
+/** The kinds of pause, as lib/pauses.ts registers them. */
+export type PauseKind = keyof PauseKinds;
 export type PauseStatus = 'open' | 'answered' | 'dismissed' | 'cancelled';
 
 export type Question = {
@@ -338,26 +341,17 @@ type PauseBase = {
   created_at: string;
   answered_at: string | null;
 };
-export type Pause = PauseBase &
-  (
-    | { kind: 'question'; request: QuestionRequest; answer: QuestionAnswer | DismissAnswer | null }
-    | { kind: 'approval'; request: ApprovalRequest; answer: ApprovalAnswer | DismissAnswer | null }
-    | { kind: 'connector'; request: ConnectorRequest; answer: ConnectorAnswer | DismissAnswer | null }
-    | { kind: 'credential'; request: CredentialRequest; answer: CredentialAnswer | DismissAnswer | null }
-    | { kind: 'takeover'; request: TakeoverRequest; answer: TakeoverAnswer | DismissAnswer | null }
-  );
+/** A pause of each kind: its request and its answer (null while open). */
+export type Pause = {
+  [K in PauseKind]: PauseBase & { kind: K; request: PauseKinds[K]['request']; answer: PauseKinds[K]['answer'] | DismissAnswer | null };
+}[PauseKind];
 
-/** What POST …/pauses/{id}/answer takes. */
-export type PauseReply =
-  | QuestionAnswer
-  | ApprovalAnswer
-  | ConnectorAnswer
-  | { value: string }
-  | { dismiss: true; note?: string };
+/** What POST …/pauses/{id}/answer takes: what a kind's card sends, or a dismissal. */
+export type PauseReply = PauseKinds[PauseKind]['reply'] | { dismiss: true; note?: string };
 
 export type PauseQuery = { agent_id?: string; status?: PauseStatus };
 
-export type NotificationKind = 'info' | 'progress' | 'done' | 'error' | 'question' | 'approval' | 'connector' | 'credential' | 'takeover';
+export type NotificationKind = 'info' | 'progress' | 'done' | 'error' | PauseKind;
 export type Notification = {
   id: string;
   agent_id: string;
