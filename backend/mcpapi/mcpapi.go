@@ -145,6 +145,9 @@ func decode(args json.RawMessage, v any) error {
 	err := jsonarg.Decode(args, v)
 	if field, ok := jsonarg.UnknownField(err); ok && looksLikeCredential(field) {
 		return fault.Invalid("argument %q looks like a credential: no tool accepts one. The person enters keys in the Rerun app (Settings), never through the API", field)
+	} else if ok {
+		// A client reads "argument", the word of the MCP schema, not "field".
+		return fault.Invalid("%s", strings.Replace(err.Error(), "unknown field", "unknown argument", 1))
 	}
 	return err
 }
