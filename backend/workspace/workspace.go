@@ -43,6 +43,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -133,7 +134,7 @@ type Workspace struct {
 	Variables *secret.Variables
 	Notify    *notify.Service
 	// Models picks the runs' models with this workspace's provider keys.
-	Models *Models
+	Models *models.Service
 	// Schedules and Triggers are the agents' automations: scheduled tasks
 	// and webhook triggers, each queuing runs in its own session.
 	Schedules *schedule.Service
@@ -205,7 +206,7 @@ type Home struct {
 	bus event.Bus
 	// modelSettings are the base URLs and prices every workspace's Models
 	// share.
-	modelSettings *modelSettings
+	modelSettings *models.Shared
 	// embedder is shared by every workspace: one endpoint, one model.
 	embedder memory.Embedder
 	// box seals every workspace's variables with the data key, kept in
@@ -253,12 +254,12 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		return nil, err
 	}
 	h.unlock = unlock
-	models, err := openModelSettings(cfg.DataDir, cfg.LLM)
+	shared, err := models.OpenShared(cfg.DataDir, cfg.LLM)
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	h.modelSettings = models
+	h.modelSettings = shared
 	oldBox, err := h.loadKey()
 	if err != nil {
 		unlock()
@@ -286,7 +287,11 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, err
 		}
 	}
-	if err := h.moveSealedKeys(ctx, []*secret.Box{h.box, oldBox}); err != nil {
+	vars := map[string]*secret.Variables{}
+	for _, w := range h.workspaces() {
+		vars[w.Info().ID] = w.Variables
+	}
+	if err := h.modelSettings.MoveSealedKeys(ctx, []*secret.Box{h.box, oldBox}, vars, h.log); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -510,7 +515,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Variables: vars,
 		Notify:    notify.New(db, id, &h.bus),
 		Brain:     brain.New(db, id, &h.bus),
-		Models:    newModels(h.modelSettings, vars),
+		Models:    models.New(models.Deps{Shared: h.modelSettings, Variables: vars}),
 		info:      Info{ID: id},
 	}
 	if w.Connectors, err = h.openApps(id, dir, db, vars, w.Notify); err != nil {
