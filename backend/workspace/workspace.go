@@ -41,6 +41,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/foreman"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/models"
@@ -93,7 +94,7 @@ type Config struct {
 	// (mcpapi.InProcess); nil: they have only their board tools.
 	APITools func(*Workspace) run.ToolSource
 	// Onboarding makes a workspace created on this device start with the
-	// Foreman's onboarding (onboarding.go); false (the zero value, and what
+	// Foreman's onboarding (backend/foreman); false (the zero value, and what
 	// tests use) starts nothing by itself. main sets it unless
 	// RERUN_ONBOARDING=off.
 	Onboarding bool
@@ -157,12 +158,12 @@ type Workspace struct {
 	// Relay is the workspace's link to a rerun-relay (relay.go): the
 	// triggers' public URLs.
 	Relay *Relay
+	// Foreman is the built-in agent that onboards the workspace: its
+	// onboarding state and its tools.
+	Foreman *foreman.Foreman
 
 	mu   sync.Mutex
 	info Info
-	// onboarding serialises the onboarding's state changes (onboarding.go).
-	onboarding sync.Mutex
-	watching   atomic.Bool // an onboarding watcher runs (onboarding_seed.go)
 }
 
 // Info returns the workspace's id and current name.
@@ -388,7 +389,7 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"browsers":      w.Browsers.Serve,
 		"apps":          w.Connectors.Serve,
 		"relay link":    w.Relay.Serve,
-		"onboarding":    func(ctx context.Context) error { h.watchOnboarding(ctx, w); return nil },
+		"onboarding":    w.Foreman.Serve,
 	} {
 		h.group.Add(1)
 		go func() {
@@ -528,7 +529,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Memory: w.Memory, Skills: w.Skills, Brain: w.Brain,
 		Vars: vars, Notifier: runNotifier{w.Notify},
 		Apps:    w.Connectors,
-		Sources: []run.ToolSource{browserTools{w.Browsers}, h.builtinTools(w), h.foremanTools(w)}, Browsers: browserTools{w.Browsers},
+		Sources: []run.ToolSource{browserTools{w.Browsers}, h.rerunTools(w), foremanTools{w}}, Browsers: browserTools{w.Browsers},
 	}, h.cfg.Runtime)
 	log := h.log.With("workspace", id)
 	tz := h.cfg.Timezone
@@ -547,11 +548,12 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
 		Connectors: w.Connectors, Variables: vars, Runs: w.Runs, Notify: w.Notify,
 	})
+	w.Foreman = h.openForeman(w, id)
 	if w.Replica, err = h.openReplica(ctx, w, id); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s sync: %w", id, err)
 	}
-	if err := h.ensureBuiltins(ctx, w); err != nil { // rerunagent.go
+	if err := h.ensureBuiltins(ctx, w); err != nil { // builtins.go
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s: %w", id, err)
 	}
@@ -592,7 +594,7 @@ func (h *Home) Create(ctx context.Context, name string) (Info, error) {
 	}
 	h.log.Info("workspace created", "id", id)
 	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
-	h.autoOnboard(ctx, w) // onboarding.go
+	h.autoOnboard(ctx, w) // builtins.go
 	return w.Info(), nil
 }
 
