@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/rerun-build/rerun-desktop/backend/foreman"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -12,13 +13,13 @@ import (
 // onboarding.updated.
 func (s *Server) onboardingRoutes() {
 	m := s.mux
-	m.HandleFunc("GET /api/workspaces/{ws}/onboarding", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (workspace.Onboarding, error) {
-		return s.cfg.Home.Onboarding(ctx, ws)
+	m.HandleFunc("GET /api/workspaces/{ws}/onboarding", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (foreman.Onboarding, error) {
+		return ws.Foreman.Onboarding(ctx)
 	}))
-	m.HandleFunc("POST /api/workspaces/{ws}/onboarding/start", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (workspace.Onboarding, error) {
-		return s.cfg.Home.StartOnboarding(ctx, ws)
+	m.HandleFunc("POST /api/workspaces/{ws}/onboarding/start", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (foreman.Onboarding, error) {
+		return ws.Foreman.StartOnboarding(ctx)
 	}))
-	m.HandleFunc("POST /api/workspaces/{ws}/onboarding/skip", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (workspace.Onboarding, error) {
-		return s.cfg.Home.SkipOnboarding(ctx, ws)
+	m.HandleFunc("POST /api/workspaces/{ws}/onboarding/skip", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, _ *http.Request, _ none) (foreman.Onboarding, error) {
+		return ws.Foreman.SkipOnboarding(ctx)
 	}))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/browser"
+	"github.com/rerun-build/rerun-desktop/backend/foreman"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
@@ -48,9 +49,9 @@ func companySite(t *testing.T) *httptest.Server {
 	return site
 }
 
-func (e *env) onboarding(t *testing.T) workspace.Onboarding {
+func (e *env) onboarding(t *testing.T) foreman.Onboarding {
 	t.Helper()
-	var o workspace.Onboarding
+	var o foreman.Onboarding
 	if code := e.do(t, "GET", "/api/workspaces/"+e.ws+"/onboarding", "", &o); code != 200 {
 		t.Fatalf("GET onboarding: %d", code)
 	}
@@ -58,9 +59,9 @@ func (e *env) onboarding(t *testing.T) workspace.Onboarding {
 }
 
 // answerFirstCard answers the Foreman's scripted card through the answer API.
-func (e *env) answerFirstCard(t *testing.T, o workspace.Onboarding, website string) {
+func (e *env) answerFirstCard(t *testing.T, o foreman.Onboarding, website string) {
 	t.Helper()
-	if o.State != workspace.OnboardingRunning || o.CardID == "" {
+	if o.State != foreman.OnboardingRunning || o.CardID == "" {
 		t.Fatalf("onboarding = %+v, want running with its first card open", o)
 	}
 	ans, _ := json.Marshal(pause.QuestionAnswer{Answers: []string{"Skyline Kites", "Handmade stunt kites.", "Kite schools and beach clubs",
@@ -172,7 +173,7 @@ func TestForemanOnboardsANewWorkspace(t *testing.T) {
 	}
 
 	// Pages: the two the model wrote and the one of the answers, all by the Foreman.
-	for _, title := range []string{"What we sell", "Who we sell to", workspace.CompanyPageTitle} {
+	for _, title := range []string{"What we sell", "Who we sell to", foreman.CompanyPageTitle} {
 		p, err := w.Brain.Get(ctx, title)
 		if err != nil {
 			t.Fatalf("Brain page %q: %v", title, err)
@@ -184,7 +185,7 @@ func TestForemanOnboardsANewWorkspace(t *testing.T) {
 	if p, _ := w.Brain.Get(ctx, "What we sell"); !strings.Contains(p.Body, "890 EUR") || p.Summary.Summary != "Handmade stunt kites." {
 		t.Errorf("What we sell = %q / %q", p.Body, p.Summary.Summary)
 	}
-	if p, _ := w.Brain.Get(ctx, workspace.CompanyPageTitle); !strings.Contains(p.Body, "Gmail, Stripe") || !strings.Contains(p.Summary.Summary, "Skyline Kites sells handmade stunt kites") {
+	if p, _ := w.Brain.Get(ctx, foreman.CompanyPageTitle); !strings.Contains(p.Body, "Gmail, Stripe") || !strings.Contains(p.Summary.Summary, "Skyline Kites sells handmade stunt kites") {
 		t.Errorf("the page of the answers = %q / %q", p.Body, p.Summary.Summary)
 	}
 
@@ -219,7 +220,7 @@ func TestForemanOnboardsANewWorkspace(t *testing.T) {
 	if a, err := w.Agents.ByHandle(ctx, "inbox-keeper"); err != nil || a.Soul != "# You answer Skyline Kites' customer emails" {
 		t.Errorf("@inbox-keeper = %+v, %v", a, err)
 	}
-	if o := e.onboarding(t); o.State != workspace.OnboardingDone {
+	if o := e.onboarding(t); o.State != foreman.OnboardingDone {
 		t.Errorf("onboarding after the run = %+v, want done", o)
 	}
 }
@@ -328,11 +329,11 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 	ctx := context.Background()
 	base := "/api/workspaces/" + e.ws + "/onboarding"
 	first := e.onboarding(t)
-	if first.State != workspace.OnboardingRunning || first.CardID == "" || first.AgentID != workspace.ForemanAgentID {
+	if first.State != foreman.OnboardingRunning || first.CardID == "" || first.AgentID != foreman.AgentID {
 		t.Fatalf("first start: %+v, want running with the Foreman's card", first)
 	}
-	var o workspace.Onboarding
-	if code := e.do(t, "POST", base+"/skip", "", &o); code != 200 || o.State != workspace.OnboardingSkipped {
+	var o foreman.Onboarding
+	if code := e.do(t, "POST", base+"/skip", "", &o); code != 200 || o.State != foreman.OnboardingSkipped {
 		t.Fatalf("skip: %d %+v", code, o)
 	}
 	if p, _ := w.Runs.GetPause(ctx, first.CardID); p.Status != pause.Cancelled {
@@ -341,13 +342,13 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 	if r, _ := w.Runs.Get(ctx, first.RunID); r.Status != run.Cancelled {
 		t.Errorf("the onboarding run after skip is %s, want cancelled", r.Status)
 	}
-	if o := e.onboarding(t); o.State != workspace.OnboardingSkipped {
+	if o := e.onboarding(t); o.State != foreman.OnboardingSkipped {
 		t.Errorf("after skip: %+v", o)
 	}
 
 	// Run again: a new run and card. With no model, answering stops it
 	// and says where to set one up; start resumes it in the same chat.
-	if code := e.do(t, "POST", base+"/start", "", &o); code != 200 || o.State != workspace.OnboardingRunning || o.CardID == "" || o.RunID == first.RunID {
+	if code := e.do(t, "POST", base+"/start", "", &o); code != 200 || o.State != foreman.OnboardingRunning || o.CardID == "" || o.RunID == first.RunID {
 		t.Fatalf("start again: %d %+v", code, o)
 	}
 	e.answerFirstCard(t, o, "We have no website")
@@ -355,14 +356,14 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 		t.Fatalf("run with no model = %s %q, want failed saying Settings → Models", r.Status, r.Error)
 	}
 	stopped := e.onboarding(t)
-	if stopped.State != workspace.OnboardingRunning || !stopped.Stopped || !stopped.NeedsModel {
+	if stopped.State != foreman.OnboardingRunning || !stopped.Stopped || !stopped.NeedsModel {
 		t.Fatalf("after the answers with no model: %+v, want running, stopped, needs_model", stopped)
 	}
 	for i := 0; ; i++ { // the page of the answers is written with no model
-		if _, err := w.Brain.Get(ctx, workspace.CompanyPageTitle); err == nil {
+		if _, err := w.Brain.Get(ctx, foreman.CompanyPageTitle); err == nil {
 			break
 		} else if i == 200 {
-			t.Fatalf("no %q page after the answers: %v", workspace.CompanyPageTitle, err)
+			t.Fatalf("no %q page after the answers: %v", foreman.CompanyPageTitle, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -374,7 +375,7 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 	}
 
 	// A person's edit survives a re-run's page of the answers.
-	if _, err := w.Brain.Update(ctx, workspace.CompanyPageTitle, brain.Change{Body: ptr("# Ours\n\nHand-written."), By: brain.Person}); err != nil {
+	if _, err := w.Brain.Update(ctx, foreman.CompanyPageTitle, brain.Change{Body: ptr("# Ours\n\nHand-written."), By: brain.Person}); err != nil {
 		t.Fatal(err)
 	}
 	e.do(t, "POST", base+"/skip", "", nil)
@@ -382,7 +383,7 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 	e.answerFirstCard(t, o, "We have no website")
 	waitRun(t, w, o.RunID)
 	time.Sleep(200 * time.Millisecond) // the page of the answers would be written by now
-	if p, _ := w.Brain.Get(ctx, workspace.CompanyPageTitle); p.Body != "# Ours\n\nHand-written." {
+	if p, _ := w.Brain.Get(ctx, foreman.CompanyPageTitle); p.Body != "# Ours\n\nHand-written." {
 		t.Errorf("a re-run replaced the person's page with %q", p.Body)
 	}
 
@@ -391,15 +392,15 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 		t.Fatal(err)
 	}
 	jw, _ := e.home.Workspace(joined.ID)
-	if o, err := e.home.Onboarding(ctx, jw); err != nil || o.State != workspace.OnboardingNew {
+	if o, err := jw.Foreman.Onboarding(ctx); err != nil || o.State != foreman.OnboardingNew {
 		t.Errorf("joined workspace onboarding = %+v, %v; want new", o, err)
 	}
-	if runs, _ := jw.Runs.List(ctx, run.ListOptions{AgentID: workspace.ForemanAgentID}); len(runs) != 0 {
+	if runs, _ := jw.Runs.List(ctx, run.ListOptions{AgentID: foreman.AgentID}); len(runs) != 0 {
 		t.Errorf("a joined workspace started %d Foreman runs", len(runs))
 	}
 
 	plain := newEnv(t) // Onboarding off: the zero Config
-	if o := plain.onboarding(t); o.State != workspace.OnboardingNew {
+	if o := plain.onboarding(t); o.State != foreman.OnboardingNew {
 		t.Errorf("with Onboarding off: %+v, want new", o)
 	}
 	pw := plain.workspace(t)

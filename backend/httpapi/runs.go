@@ -10,6 +10,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/apikey"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
+	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -99,7 +100,7 @@ func (s *Server) runRoutes() {
 		}
 		return map[string]any{"providers": list, "default": def}, nil
 	}))
-	m.HandleFunc("GET /api/settings/models", endpoint(s, 200, func(context.Context, *http.Request, none) ([]workspace.ProviderSetting, error) {
+	m.HandleFunc("GET /api/settings/models", endpoint(s, 200, func(context.Context, *http.Request, none) ([]models.ProviderSetting, error) {
 		ws, err := s.currentWorkspace()
 		if err != nil {
 			return nil, err
@@ -109,7 +110,7 @@ func (s *Server) runRoutes() {
 	m.HandleFunc("PUT /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, in struct {
 		APIKey  string  `json:"api_key"`
 		BaseURL *string `json:"base_url"` // absent: keep the saved one
-	}) ([]workspace.ProviderSetting, error) {
+	}) ([]models.ProviderSetting, error) {
 		ws, err := s.currentWorkspace()
 		if err != nil {
 			return nil, err
@@ -120,7 +121,7 @@ func (s *Server) runRoutes() {
 		s.log.Info("model provider saved", "workspace", ws.Info().ID, "provider", r.PathValue("provider"), "key_set", in.APIKey != "")
 		return ws.Models.Settings(), nil
 	}))
-	m.HandleFunc("DELETE /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) ([]workspace.ProviderSetting, error) {
+	m.HandleFunc("DELETE /api/settings/models/{provider}", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) ([]models.ProviderSetting, error) {
 		ws, err := s.currentWorkspace()
 		if err != nil {
 			return nil, err

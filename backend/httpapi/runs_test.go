@@ -13,6 +13,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
+	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -160,6 +161,7 @@ func TestNoModelConfiguredFailsClearly(t *testing.T) {
 
 func TestModelSettingsNeverReturnKeys(t *testing.T) {
 	e := newEnv(t)
+	var settings []models.ProviderSetting // before the variable models hides the package
 	var models struct {
 		Providers []llm.ProviderInfo
 	}
@@ -167,7 +169,6 @@ func TestModelSettingsNeverReturnKeys(t *testing.T) {
 	if len(models.Providers) != 0 {
 		t.Fatalf("providers with nothing configured = %+v", models.Providers)
 	}
-	var settings []workspace.ProviderSetting
 	if code := e.do(t, "PUT", "/api/settings/models/anthropic", `{"api_key":"sk-ant-very-secret"}`, &settings); code != 200 {
 		t.Fatalf("save key: %d", code)
 	}

@@ -41,8 +41,10 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/foreman"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
+	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
@@ -93,7 +95,7 @@ type Config struct {
 	// (mcpapi.InProcess); nil: they have only their board tools.
 	APITools func(*Workspace) run.ToolSource
 	// Onboarding makes a workspace created on this device start with the
-	// Foreman's onboarding (onboarding.go); false (the zero value, and what
+	// Foreman's onboarding (backend/foreman); false (the zero value, and what
 	// tests use) starts nothing by itself. main sets it unless
 	// RERUN_ONBOARDING=off.
 	Onboarding bool
@@ -134,7 +136,7 @@ type Workspace struct {
 	Variables *secret.Variables
 	Notify    *notify.Service
 	// Models picks the runs' models with this workspace's provider keys.
-	Models *Models
+	Models *models.Service
 	// Schedules and Triggers are the agents' automations: scheduled tasks
 	// and webhook triggers, each queuing runs in its own session.
 	Schedules *schedule.Service
@@ -157,12 +159,12 @@ type Workspace struct {
 	// Relay is the workspace's link to a rerun-relay: the triggers' public
 	// URLs, pairing, the devices, sync's status and settings.
 	Relay *relaylink.Service
+	// Foreman is the built-in agent that onboards the workspace: its
+	// onboarding state and its tools.
+	Foreman *foreman.Foreman
 
 	mu   sync.Mutex
 	info Info
-	// onboarding serialises the onboarding's state changes (onboarding.go).
-	onboarding sync.Mutex
-	watching   atomic.Bool // an onboarding watcher runs (onboarding_seed.go)
 }
 
 // Info returns the workspace's id and current name.
@@ -206,7 +208,7 @@ type Home struct {
 	bus event.Bus
 	// modelSettings are the base URLs and prices every workspace's Models
 	// share.
-	modelSettings *modelSettings
+	modelSettings *models.Shared
 	// embedder is shared by every workspace: one endpoint, one model.
 	embedder memory.Embedder
 	// box seals every workspace's variables with the data key, kept in
@@ -254,12 +256,12 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		return nil, err
 	}
 	h.unlock = unlock
-	models, err := openModelSettings(cfg.DataDir, cfg.LLM)
+	shared, err := models.OpenShared(cfg.DataDir, cfg.LLM)
 	if err != nil {
 		unlock()
 		return nil, err
 	}
-	h.modelSettings = models
+	h.modelSettings = shared
 	oldBox, err := h.loadKey()
 	if err != nil {
 		unlock()
@@ -287,7 +289,11 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, err
 		}
 	}
-	if err := h.moveSealedKeys(ctx, []*secret.Box{h.box, oldBox}); err != nil {
+	vars := map[string]*secret.Variables{}
+	for _, w := range h.workspaces() {
+		vars[w.Info().ID] = w.Variables
+	}
+	if err := h.modelSettings.MoveSealedKeys(ctx, []*secret.Box{h.box, oldBox}, vars, h.log); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -384,7 +390,7 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"browsers":      w.Browsers.Serve,
 		"apps":          w.Connectors.Serve,
 		"relay link":    w.Relay.Serve,
-		"onboarding":    func(ctx context.Context) error { h.watchOnboarding(ctx, w); return nil },
+		"onboarding":    w.Foreman.Serve,
 	} {
 		h.group.Add(1)
 		go func() {
@@ -511,7 +517,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Variables: vars,
 		Notify:    notify.New(db, id, &h.bus),
 		Brain:     brain.New(db, id, &h.bus),
-		Models:    newModels(h.modelSettings, vars),
+		Models:    models.New(models.Deps{Shared: h.modelSettings, Variables: vars}),
 		info:      Info{ID: id},
 	}
 	if w.Connectors, err = h.openApps(id, dir, db, vars, w.Notify); err != nil {
@@ -524,7 +530,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Memory: w.Memory, Skills: w.Skills, Brain: w.Brain,
 		Vars: vars, Notifier: runNotifier{w.Notify},
 		Apps:    w.Connectors,
-		Sources: []run.ToolSource{browserTools{w.Browsers}, h.builtinTools(w), h.foremanTools(w)}, Browsers: browserTools{w.Browsers},
+		Sources: []run.ToolSource{browserTools{w.Browsers}, h.rerunTools(w), foremanTools{w}}, Browsers: browserTools{w.Browsers},
 	}, h.cfg.Runtime)
 	log := h.log.With("workspace", id)
 	tz := h.cfg.Timezone
@@ -543,11 +549,12 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
 		Connectors: w.Connectors, Variables: vars, Cards: templateCards{w.Runs}, Notify: w.Notify,
 	})
+	w.Foreman = h.openForeman(w, id)
 	if w.Replica, err = h.openReplica(ctx, w, id); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s sync: %w", id, err)
 	}
-	if err := h.ensureBuiltins(ctx, w); err != nil { // rerunagent.go
+	if err := h.ensureBuiltins(ctx, w); err != nil { // builtins.go
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s: %w", id, err)
 	}
@@ -588,7 +595,7 @@ func (h *Home) Create(ctx context.Context, name string) (Info, error) {
 	}
 	h.log.Info("workspace created", "id", id)
 	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
-	h.autoOnboard(ctx, w) // onboarding.go
+	h.autoOnboard(ctx, w) // builtins.go
 	return w.Info(), nil
 }
 

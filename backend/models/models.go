@@ -1,10 +1,16 @@
-package workspace
+// Package models owns the choice of model for the runs of a workspace: the
+// providers configured from the environment, the keys entered in Settings →
+// Models (kept as workspace variables), the base URLs and prices this
+// computer shares between its workspaces (<data-dir>/models.json,
+// prices.json), and the pricing of each call.
+package models
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,13 +23,13 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
-// Models picks the model for each run of one workspace and prices its calls.
+// Service picks the model for each run of one workspace and prices its calls.
 // The providers come from the environment; keys entered in Settings → Models
 // are the workspace's variables ANTHROPIC_API_KEY and OPENAI_API_KEY and win
 // over the environment's; base URLs entered there are this computer's
 // (<data-dir>/models.json) and shared by every workspace.
-type Models struct {
-	shared *modelSettings
+type Service struct {
+	shared *Shared
 	vars   *secret.Variables
 
 	mu    sync.Mutex
@@ -54,9 +60,10 @@ func keyVariable(provider string) string {
 	return ""
 }
 
-// modelSettings is what Settings → Models saves for the whole computer: the
-// base URLs, the prices and the environment's configuration.
-type modelSettings struct {
+// Shared is what Settings → Models saves for the whole computer: the base
+// URLs, the prices and the environment's configuration. One is shared by the
+// Service of every workspace of a data directory.
+type Shared struct {
 	env    llm.Config
 	path   string
 	prices *llm.Prices
@@ -68,7 +75,7 @@ type modelSettings struct {
 
 // savedProvider is one provider in models.json. APIKey is only ever read: it
 // is where keys were kept (sealed) before they became workspace variables,
-// and Open moves any it finds into them.
+// and MoveSealedKeys moves any it finds into them.
 type savedProvider struct {
 	APIKey  string `json:"api_key,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
@@ -90,12 +97,14 @@ var knownProviders = []struct{ name, label, hint string }{
 	{"ollama", "Ollama", "Models running on this computer. Start Ollama and set its address (default http://127.0.0.1:11434), or set OLLAMA_HOST."},
 }
 
-func openModelSettings(dataDir string, env llm.Config) (*modelSettings, error) {
+// OpenShared reads the settings of the data directory dataDir over the
+// environment's configuration env.
+func OpenShared(dataDir string, env llm.Config) (*Shared, error) {
 	prices, err := llm.LoadPrices(filepath.Join(dataDir, "prices.json"))
 	if err != nil {
 		return nil, err
 	}
-	m := &modelSettings{env: env, path: filepath.Join(dataDir, "models.json"), prices: prices, saved: map[string]savedProvider{}}
+	m := &Shared{env: env, path: filepath.Join(dataDir, "models.json"), prices: prices, saved: map[string]savedProvider{}}
 	b, err := os.ReadFile(m.path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", m.path, err)
@@ -110,7 +119,7 @@ func openModelSettings(dataDir string, env llm.Config) (*modelSettings, error) {
 
 // config is the environment's configuration with the saved base URLs over
 // it, and the version it is of.
-func (m *modelSettings) config() (llm.Config, uint64) {
+func (m *Shared) config() (llm.Config, uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	cfg := m.env
@@ -130,14 +139,14 @@ func (m *modelSettings) config() (llm.Config, uint64) {
 	return cfg, m.version
 }
 
-func (m *modelSettings) baseURL(provider string) string {
+func (m *Shared) baseURL(provider string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.saved[provider].BaseURL
 }
 
 // change saves the result of edit applied to a copy of the saved settings.
-func (m *modelSettings) change(edit func(map[string]savedProvider)) error {
+func (m *Shared) change(edit func(map[string]savedProvider)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	next := maps.Clone(m.saved)
@@ -161,7 +170,7 @@ func (m *modelSettings) change(edit func(map[string]savedProvider)) error {
 }
 
 // sealedKeys returns the keys still sealed in models.json, by provider.
-func (m *modelSettings) sealedKeys() map[string]string {
+func (m *Shared) sealedKeys() map[string]string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string]string{}
@@ -173,13 +182,21 @@ func (m *modelSettings) sealedKeys() map[string]string {
 	return out
 }
 
-func newModels(shared *modelSettings, vars *secret.Variables) *Models {
-	return &Models{shared: shared, vars: vars}
+// Deps are what a workspace's Service reads: the computer's settings and
+// the workspace's variables, where the keys entered in the app are kept.
+type Deps struct {
+	Shared    *Shared
+	Variables *secret.Variables
+}
+
+// New returns the Service of one workspace.
+func New(d Deps) *Service {
+	return &Service{shared: d.Shared, vars: d.Variables}
 }
 
 // registry returns the registry for the current settings and key variables,
 // building a new one when either changed since the last call.
-func (m *Models) registry() *llm.Registry {
+func (m *Service) registry() *llm.Registry {
 	cfg, version := m.shared.config()
 	from := builtFrom{version: version}
 	keys := map[string]string{}
@@ -197,11 +214,11 @@ func (m *Models) registry() *llm.Registry {
 }
 
 // Configured lists the providers a run can use now.
-func (m *Models) Configured() []llm.ProviderInfo { return m.registry().Configured() }
+func (m *Service) Configured() []llm.ProviderInfo { return m.registry().Configured() }
 
 // Pick implements run.Models: the wanted provider and model, or the first
 // configured provider's default model.
-func (m *Models) Pick(provider, model string) (llm.Provider, string, string, error) {
+func (m *Service) Pick(provider, model string) (llm.Provider, string, string, error) {
 	reg := m.registry()
 	if provider == "" {
 		list := reg.Configured()
@@ -225,12 +242,12 @@ func (m *Models) Pick(provider, model string) (llm.Provider, string, string, err
 }
 
 // Cost implements run.Models.
-func (m *Models) Cost(model string, u llm.Usage) (float64, bool) {
+func (m *Service) Cost(model string, u llm.Usage) (float64, bool) {
 	return m.shared.prices.Cost(model, u)
 }
 
 // Settings lists every known provider, configured or not.
-func (m *Models) Settings() []ProviderSetting {
+func (m *Service) Settings() []ProviderSetting {
 	configured := map[string]llm.ProviderInfo{}
 	for _, p := range m.registry().Configured() {
 		configured[p.Name] = p
@@ -256,7 +273,7 @@ func checkProvider(provider string) error {
 // Save stores a key entered in the app for provider as this workspace's
 // variable (an empty key keeps the one there is) and, when baseURL is not
 // nil, the provider's base URL for every workspace ("" removes it).
-func (m *Models) Save(ctx context.Context, provider, apiKey string, baseURL *string) error {
+func (m *Service) Save(ctx context.Context, provider, apiKey string, baseURL *string) error {
 	if err := checkProvider(provider); err != nil {
 		return err
 	}
@@ -294,7 +311,7 @@ func (m *Models) Save(ctx context.Context, provider, apiKey string, baseURL *str
 // workspace's variables; for Ollama, which has no key, it removes the saved
 // address. Base URLs of the other providers stay (they are every
 // workspace's).
-func (m *Models) Forget(ctx context.Context, provider string) error {
+func (m *Service) Forget(ctx context.Context, provider string) error {
 	if err := checkProvider(provider); err != nil {
 		return err
 	}
@@ -308,12 +325,12 @@ func (m *Models) Forget(ctx context.Context, provider string) error {
 	return nil
 }
 
-// moveSealedKeys moves the provider keys that older versions sealed in
-// models.json into the variables of every open workspace (unless one is set
-// there already), then drops them from models.json. A key that opens with
-// none of boxes stays where it is, and is reported.
-func (h *Home) moveSealedKeys(ctx context.Context, boxes []*secret.Box) error {
-	sealed := h.modelSettings.sealedKeys()
+// MoveSealedKeys moves the provider keys that older versions sealed in
+// models.json into the variables of every open workspace (by workspace id;
+// unless one is set there already), then drops them from models.json. A key
+// that opens with none of boxes stays where it is, and is reported.
+func (m *Shared) MoveSealedKeys(ctx context.Context, boxes []*secret.Box, workspaces map[string]*secret.Variables, log *slog.Logger) error {
+	sealed := m.sealedKeys()
 	if len(sealed) == 0 {
 		return nil
 	}
@@ -326,22 +343,22 @@ func (h *Home) moveSealedKeys(ctx context.Context, boxes []*secret.Box) error {
 		}
 		key, err := openSealed(boxes, s, provider)
 		if err != nil {
-			h.log.Warn("a saved model key could not be opened; enter it again in Settings → Models", "provider", provider, "err", err)
+			log.Warn("a saved model key could not be opened; enter it again in Settings → Models", "provider", provider, "err", err)
 			continue
 		}
 		ok := true
-		for _, w := range h.workspaces() {
-			if w.Variables.Has(variable) {
+		for id, vars := range workspaces {
+			if vars.Has(variable) {
 				continue
 			}
-			if _, err := w.Variables.Set(ctx, variable, key); err != nil {
-				h.log.Warn("move a saved model key into workspace variables", "provider", provider, "workspace", w.Info().ID, "err", err)
+			if _, err := vars.Set(ctx, variable, key); err != nil {
+				log.Warn("move a saved model key into workspace variables", "provider", provider, "workspace", id, "err", err)
 				ok = false
 			}
 		}
 		moved[provider] = ok
 	}
-	err := h.modelSettings.change(func(saved map[string]savedProvider) {
+	err := m.change(func(saved map[string]savedProvider) {
 		for provider, done := range moved {
 			if done {
 				sp := saved[provider]
@@ -355,7 +372,7 @@ func (h *Home) moveSealedKeys(ctx context.Context, boxes []*secret.Box) error {
 	}
 	for provider, done := range moved {
 		if done {
-			h.log.Info("moved a saved model key into workspace variables", "provider", provider)
+			log.Info("moved a saved model key into workspace variables", "provider", provider)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package workspace
+package foreman
 
 import (
 	"context"
@@ -24,35 +24,28 @@ const FirecrawlKeyVariable = "FIRECRAWL_API_KEY"
 // maxProposed bounds the coworkers of one proposal.
 const maxProposed = 5
 
-// foremanTools is the Foreman's own tool source: write_brain_page,
+// Tools is the Foreman's own tool source: write_brain_page,
 // propose_coworkers with the create_coworker and install_template it
 // approves, and firecrawl_scrape when a Firecrawl key is set.
-type foremanTools struct {
-	h *Home
-	w *Workspace
-}
-
-// foremanTools is the Foreman's tool source of w.
-func (h *Home) foremanTools(w *Workspace) foremanTools { return foremanTools{h: h, w: w} }
-
-func (s foremanTools) Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error) {
-	if a.Builtin != BuiltinForeman {
+func (f *Foreman) Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error) {
+	if a.Builtin != Kind {
 		return nil, nil
 	}
-	tools := []tool.Tool{tool.WriteBrainPage(s.w.Brain), s.propose(ctx), s.createCoworker(), s.installTemplate()}
-	if s.firecrawlKey() != "" {
-		tools = append(tools, tool.FirecrawlTool(tool.Firecrawl{BaseURL: s.h.cfg.FirecrawlBaseURL, Key: s.firecrawlKey}))
+	tools := []tool.Tool{tool.WriteBrainPage(f.d.Brain), f.propose(ctx), f.createCoworker(), f.installTemplate()}
+	if f.firecrawlKey() != "" {
+		tools = append(tools, tool.FirecrawlTool(tool.Firecrawl{BaseURL: f.d.FirecrawlBaseURL, Key: f.firecrawlKey}))
 	}
 	return tools, nil
 }
 
-func (s foremanTools) Guide(a agent.Agent) string {
-	if a.Builtin != BuiltinForeman {
+// Guide is what the Foreman's prompt says of its own tools.
+func (f *Foreman) Guide(a agent.Agent) string {
+	if a.Builtin != Kind {
 		return ""
 	}
 	g := "## Onboarding\n- write_brain_page writes a Brain page directly; a page the person edited needs propose_brain_edit instead.\n" +
 		"- propose_coworkers shows the person ONE card with your proposals; each approved one is created at once."
-	if s.firecrawlKey() != "" {
+	if f.firecrawlKey() != "" {
 		g += "\n- firecrawl_scrape reads a web page as markdown: use it for the website before the browser."
 	} else {
 		g += "\n- Read the website with your browser (browser_open, browser_snapshot)."
@@ -62,11 +55,11 @@ func (s foremanTools) Guide(a agent.Agent) string {
 
 // firecrawlKey is the Firecrawl key: the workspace variable, else the
 // environment's. "" when neither is set.
-func (s foremanTools) firecrawlKey() string {
-	if v, ok := s.w.Variables.Lookup(FirecrawlKeyVariable); ok && strings.TrimSpace(v) != "" {
+func (f *Foreman) firecrawlKey() string {
+	if v, ok := f.d.Variables.Lookup(FirecrawlKeyVariable); ok && strings.TrimSpace(v) != "" {
 		return v
 	}
-	return s.h.cfg.FirecrawlAPIKey
+	return f.d.FirecrawlAPIKey
 }
 
 // coworker is one proposed coworker: a plain definition, or a template of
@@ -81,7 +74,7 @@ type coworker struct {
 }
 
 // check validates a proposal; t is the template it installs, if any.
-func (s foremanTools) check(ctx context.Context, c *coworker) (*template.Template, error) {
+func (f *Foreman) check(ctx context.Context, c *coworker) (*template.Template, error) {
 	c.Name, c.Role = strings.TrimSpace(c.Name), strings.Join(strings.Fields(c.Role), " ")
 	switch {
 	case c.Name == "":
@@ -92,7 +85,7 @@ func (s foremanTools) check(ctx context.Context, c *coworker) (*template.Templat
 		return nil, fault.Invalid("%s's role is %d characters; keep it under 200", c.Name, utf8.RuneCountInString(c.Role))
 	}
 	if c.Template != "" {
-		t, err := s.findTemplate(ctx, c.Template)
+		t, err := f.findTemplate(ctx, c.Template)
 		return t, err
 	}
 	if strings.TrimSpace(c.Soul) == "" {
@@ -102,8 +95,8 @@ func (s foremanTools) check(ctx context.Context, c *coworker) (*template.Templat
 }
 
 // findTemplate finds a template of the library by id or name.
-func (s foremanTools) findTemplate(ctx context.Context, ref string) (*template.Template, error) {
-	list, err := s.w.Templates.List(ctx)
+func (f *Foreman) findTemplate(ctx context.Context, ref string) (*template.Template, error) {
+	list, err := f.d.Templates.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +115,11 @@ func (s foremanTools) findTemplate(ctx context.Context, ref string) (*template.T
 
 // propose is propose_coworkers: one approval card, an item per coworker,
 // each creating it (or installing its template) when approved.
-func (s foremanTools) propose(ctx context.Context) tool.Tool {
+func (f *Foreman) propose(ctx context.Context) tool.Tool {
 	desc := "Propose the person's first coworkers on ONE card: each item shows its name and role, and the person approves or declines " +
 		"each with one click. Approved ones are created at once (from their template when you name one); declined ones are not. " +
 		"Your turn ends until the person has decided."
-	if list, err := s.w.Templates.List(ctx); err == nil && len(list) > 0 {
+	if list, err := f.d.Templates.List(ctx); err == nil && len(list) > 0 {
 		desc += " Templates in the library (prefer one when it fits):"
 		for _, t := range list {
 			desc += fmt.Sprintf(" %q (%s);", t.Name, strings.Join(strings.Fields(t.Description), " "))
@@ -161,7 +154,7 @@ func (s foremanTools) propose(ctx context.Context) tool.Tool {
 			req := pause.ApprovalRequest{Title: "Your first coworkers", Reason: in.Reason}
 			for i := range in.Coworkers {
 				c := &in.Coworkers[i]
-				t, err := s.check(context.Background(), c)
+				t, err := f.check(context.Background(), c)
 				if err != nil {
 					return "", nil, fmt.Errorf("coworkers[%d]: %w", i, err)
 				}
@@ -188,7 +181,7 @@ func (s foremanTools) propose(ctx context.Context) tool.Tool {
 
 // createCoworker is create_coworker: held for the person's approval when
 // the model calls it itself; run as an approved item of propose_coworkers.
-func (s foremanTools) createCoworker() tool.Tool {
+func (f *Foreman) createCoworker() tool.Tool {
 	return tool.Tool{
 		Name: "create_coworker", Family: tool.ForemanFamily,
 		Description: "Create one coworker on the first Box. The person approves it on a card first; propose_coworkers is the better way to propose several.",
@@ -201,7 +194,7 @@ func (s foremanTools) createCoworker() tool.Tool {
 			if err := jsonarg.Decode(input, &c); err != nil {
 				return "", "", err
 			}
-			if _, err := s.check(ctx, &c); err != nil {
+			if _, err := f.check(ctx, &c); err != nil {
 				return "", "", err
 			}
 			return fmt.Sprintf("Create %s: %s", c.Name, c.Role), c.Soul, nil
@@ -211,14 +204,14 @@ func (s foremanTools) createCoworker() tool.Tool {
 			if err := jsonarg.Decode(input, &c); err != nil {
 				return "", err
 			}
-			if _, err := s.check(ctx, &c); err != nil {
+			if _, err := f.check(ctx, &c); err != nil {
 				return "", err
 			}
-			boxID, err := s.firstBox(ctx)
+			boxID, err := f.firstBox(ctx)
 			if err != nil {
 				return "", err
 			}
-			a, err := s.w.Agents.Create(ctx, agent.NewAgent{Name: c.Name, Handle: strings.TrimPrefix(strings.TrimSpace(c.Handle), "@"),
+			a, err := f.d.Agents.Create(ctx, agent.NewAgent{Name: c.Name, Handle: strings.TrimPrefix(strings.TrimSpace(c.Handle), "@"),
 				Soul: c.Soul, Capabilities: c.Capabilities, BoxID: boxID})
 			if err != nil {
 				return "", err
@@ -230,7 +223,7 @@ func (s foremanTools) createCoworker() tool.Tool {
 
 // installTemplate is install_template, held for approval like
 // create_coworker.
-func (s foremanTools) installTemplate() tool.Tool {
+func (f *Foreman) installTemplate() tool.Tool {
 	type in struct {
 		Template string `json:"template"`
 		Name     string `json:"name"`
@@ -240,7 +233,7 @@ func (s foremanTools) installTemplate() tool.Tool {
 		if err := jsonarg.Decode(input, &v); err != nil {
 			return v, nil, err
 		}
-		t, err := s.findTemplate(ctx, v.Template)
+		t, err := f.findTemplate(ctx, v.Template)
 		return v, t, err
 	}
 	return tool.Tool{
@@ -265,7 +258,7 @@ func (s foremanTools) installTemplate() tool.Tool {
 			if err != nil {
 				return "", err
 			}
-			got, err := s.w.Templates.Install(ctx, t.ID, template.InstallOptions{Name: v.Name})
+			got, err := f.d.Templates.Install(ctx, t.ID, template.InstallOptions{Name: v.Name})
 			if err != nil {
 				return "", err
 			}
@@ -279,8 +272,8 @@ func (s foremanTools) installTemplate() tool.Tool {
 }
 
 // firstBox is the board's first visible Box, where new coworkers sit.
-func (s foremanTools) firstBox(ctx context.Context) (string, error) {
-	boxes, err := s.w.Boxes.List(ctx)
+func (f *Foreman) firstBox(ctx context.Context) (string, error) {
+	boxes, err := f.d.Boxes.List(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package workspace_test
+package rerunagent_test
 
 import (
 	"context"
@@ -13,14 +13,25 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/foreman"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
+	"github.com/rerun-build/rerun-desktop/backend/rerunagent"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
+
+func firstBox(t *testing.T, w *workspace.Workspace) string {
+	t.Helper()
+	boxes, err := w.Boxes.List(context.Background())
+	if err != nil || len(boxes) == 0 {
+		t.Fatal("no box")
+	}
+	return boxes[0].ID
+}
 
 func rerunOf(t *testing.T, w *workspace.Workspace) agent.Agent {
 	t.Helper()
@@ -40,8 +51,8 @@ func TestRerunAgentInEveryWorkspace(t *testing.T) {
 	}
 	w, _ := h.Workspace(h.Current())
 	a := rerunOf(t, w)
-	if a.ID != workspace.RerunAgentID || a.Builtin != agent.BuiltinRerun || a.BoxID != box.SystemID || !strings.Contains(a.Soul, "You are Rerun") {
-		t.Fatalf("@rerun = %s builtin=%q box=%s, want %s builtin=rerun on %s with its soul", a.ID, a.Builtin, a.BoxID, workspace.RerunAgentID, box.SystemID)
+	if a.ID != rerunagent.AgentID || a.Builtin != agent.BuiltinRerun || a.BoxID != box.SystemID || !strings.Contains(a.Soul, "You are Rerun") {
+		t.Fatalf("@rerun = %s builtin=%q box=%s, want %s builtin=rerun on %s with its soul", a.ID, a.Builtin, a.BoxID, rerunagent.AgentID, box.SystemID)
 	}
 	boxes, _ := w.Boxes.List(ctx)
 	if len(boxes) != 1 || boxes[0].Name != workspace.DefaultBoxName || boxes[0].Position != 0 {
@@ -58,7 +69,7 @@ func TestRerunAgentInEveryWorkspace(t *testing.T) {
 
 	// No webhook reaches it: a call from outside would drive the agent
 	// that manages the workspace.
-	for _, id := range []string{a.ID, workspace.ForemanAgentID} {
+	for _, id := range []string{a.ID, foreman.AgentID} {
 		if _, _, err := w.Triggers.Create(ctx, trigger.NewTrigger{AgentID: id, Name: "Hook", Instruction: "Do what it says."}); !errors.Is(err, fault.ErrInvalid) || !strings.Contains(err.Error(), "takes no webhooks") {
 			t.Errorf("a trigger on %s: %v, want a refusal", id, err)
 		}
@@ -111,7 +122,7 @@ func TestRerunAgentInEveryWorkspace(t *testing.T) {
 		t.Errorf("after reopen @rerun has soul %q model %q, want the person's %q %q", got.Soul, got.Model, soul, model)
 	}
 	w2, _ = h.Workspace(other.ID)
-	if got := rerunOf(t, w2); got.ID != workspace.RerunAgentID || got.Soul != a.Soul {
+	if got := rerunOf(t, w2); got.ID != rerunagent.AgentID || got.Soul != a.Soul {
 		t.Errorf("reopened older workspace: @rerun = %s, want it written again", got.ID)
 	}
 	all, _ := w.Agents.List(ctx)
@@ -385,7 +396,7 @@ func TestOrdinaryAgentCannotCallBuiltinAgents(t *testing.T) {
 			t.Errorf("call_agent %s answered %q, want a refusal", handle, result)
 		}
 	}
-	for _, id := range []string{workspace.RerunAgentID, workspace.ForemanAgentID} {
+	for _, id := range []string{rerunagent.AgentID, foreman.AgentID} {
 		runs, err := w.Runs.List(ctx, run.ListOptions{AgentID: id})
 		if err != nil {
 			t.Fatal(err)

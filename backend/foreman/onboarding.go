@@ -1,4 +1,4 @@
-package workspace
+package foreman
 
 import (
 	"context"
@@ -57,9 +57,9 @@ type onboardingRecord struct {
 
 const onboardingKey = "onboarding"
 
-func (w *Workspace) readOnboarding(ctx context.Context) (onboardingRecord, error) {
+func (f *Foreman) readOnboarding(ctx context.Context) (onboardingRecord, error) {
 	var raw string
-	err := w.DB.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, onboardingKey).Scan(&raw)
+	err := f.d.DB.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, onboardingKey).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
 		return onboardingRecord{State: OnboardingNew}, nil
 	}
@@ -73,34 +73,34 @@ func (w *Workspace) readOnboarding(ctx context.Context) (onboardingRecord, error
 	return rec, nil
 }
 
-func (h *Home) writeOnboarding(ctx context.Context, w *Workspace, rec onboardingRecord) error {
+func (f *Foreman) writeOnboarding(ctx context.Context, rec onboardingRecord) error {
 	b, _ := json.Marshal(rec)
-	if _, err := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
+	if _, err := f.d.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, onboardingKey, string(b)); err != nil {
 		return fmt.Errorf("save onboarding state: %w", err)
 	}
-	h.bus.Publish(event.Change{Workspace: w.Info().ID, Kind: KindOnboarding, Agent: ForemanAgentID, Session: rec.SessionID})
+	f.d.Bus.Publish(event.Change{Workspace: f.d.Workspace, Kind: KindOnboarding, Agent: AgentID, Session: rec.SessionID})
 	return nil
 }
 
 // Onboarding returns the workspace's onboarding state. A run that ended
 // done makes it done.
-func (h *Home) Onboarding(ctx context.Context, w *Workspace) (Onboarding, error) {
-	w.onboarding.Lock()
-	defer w.onboarding.Unlock()
-	return h.onboardingLocked(ctx, w)
+func (f *Foreman) Onboarding(ctx context.Context) (Onboarding, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.onboardingLocked(ctx)
 }
 
-func (h *Home) onboardingLocked(ctx context.Context, w *Workspace) (Onboarding, error) {
-	rec, err := w.readOnboarding(ctx)
+func (f *Foreman) onboardingLocked(ctx context.Context) (Onboarding, error) {
+	rec, err := f.readOnboarding(ctx)
 	if err != nil {
 		return Onboarding{}, err
 	}
-	o := Onboarding{State: rec.State, AgentID: ForemanAgentID, SessionID: rec.SessionID, RunID: rec.RunID}
+	o := Onboarding{State: rec.State, AgentID: AgentID, SessionID: rec.SessionID, RunID: rec.RunID}
 	if rec.State != OnboardingRunning || rec.RunID == "" {
 		return o, nil
 	}
-	r, err := w.Runs.Get(ctx, rec.RunID)
+	r, err := f.d.Runs.Get(ctx, rec.RunID)
 	if err != nil {
 		return o, err
 	}
@@ -108,14 +108,14 @@ func (h *Home) onboardingLocked(ctx context.Context, w *Workspace) (Onboarding, 
 	switch r.Status {
 	case run.Done:
 		rec.State, o.State = OnboardingDone, OnboardingDone
-		return o, h.writeOnboarding(ctx, w, rec)
+		return o, f.writeOnboarding(ctx, rec)
 	case run.Failed, run.Cancelled:
 		o.Stopped, o.Error = true, r.Error
-		if _, _, _, err := w.Models.Pick("", ""); err != nil {
+		if _, _, _, err := f.d.Models.Pick("", ""); err != nil {
 			o.NeedsModel = true
 		}
 	case run.Paused:
-		if p, err := w.Runs.OpenPauseOf(ctx, r.ID); err == nil && p != nil {
+		if p, err := f.d.Runs.OpenPauseOf(ctx, r.ID); err == nil && p != nil {
 			o.CardID = p.ID
 		}
 	}
@@ -127,14 +127,14 @@ func (h *Home) onboardingLocked(ctx context.Context, w *Workspace) (Onboarding, 
 // it stopped (no model, a failure), a new run continues it in the same
 // chat. After done or skipped it starts over: what it writes never
 // replaces a page the person edited.
-func (h *Home) StartOnboarding(ctx context.Context, w *Workspace) (Onboarding, error) {
-	w.onboarding.Lock()
-	defer w.onboarding.Unlock()
-	cur, err := h.onboardingLocked(ctx, w)
+func (f *Foreman) StartOnboarding(ctx context.Context) (Onboarding, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur, err := f.onboardingLocked(ctx)
 	if err != nil {
 		return Onboarding{}, err
 	}
-	rec, err := w.readOnboarding(ctx)
+	rec, err := f.readOnboarding(ctx)
 	if err != nil {
 		return Onboarding{}, err
 	}
@@ -142,22 +142,22 @@ func (h *Home) StartOnboarding(ctx context.Context, w *Workspace) (Onboarding, e
 		return cur, nil
 	}
 	if cur.State == OnboardingRunning && cur.Stopped && rec.SessionID != "" {
-		r, err := w.Runs.Start(ctx, ForemanAgentID, rec.SessionID, run.SourceChat, onboardingResume, run.StartOptions{From: "Rerun"})
+		r, err := f.d.Runs.Start(ctx, AgentID, rec.SessionID, run.SourceChat, onboardingResume, run.StartOptions{From: "Rerun"})
 		if err != nil {
 			return Onboarding{}, err
 		}
 		rec.RunID = r.ID
-		if err := h.writeOnboarding(ctx, w, rec); err != nil {
+		if err := f.writeOnboarding(ctx, rec); err != nil {
 			return Onboarding{}, err
 		}
-		h.log.Info("onboarding resumed", "workspace", w.Info().ID, "run", r.ID)
-		return h.onboardingLocked(ctx, w)
+		f.log.Info("onboarding resumed", "run", r.ID)
+		return f.onboardingLocked(ctx)
 	}
-	sess, err := w.Runs.NewSession(ctx, ForemanAgentID, run.SourceChat, "")
+	sess, err := f.d.Runs.NewSession(ctx, AgentID, run.SourceChat, "")
 	if err != nil {
 		return Onboarding{}, err
 	}
-	r, p, err := w.Runs.StartScripted(ctx, ForemanAgentID, sess.ID, run.ScriptedCard{
+	r, p, err := f.d.Runs.StartScripted(ctx, AgentID, sess.ID, run.ScriptedCard{
 		Input: onboardingInput, Text: onboardingIntro, Kind: pause.Question, Request: onboardingCard(),
 		Call: run.ToolCall{ID: "toolu_onboarding_" + strings.TrimPrefix(sess.ID, "ses_"), Name: "ask_question", Input: mustJSON(onboardingCard())},
 	})
@@ -165,57 +165,45 @@ func (h *Home) StartOnboarding(ctx context.Context, w *Workspace) (Onboarding, e
 		return Onboarding{}, fmt.Errorf("start onboarding: %w", err)
 	}
 	rec = onboardingRecord{State: OnboardingRunning, SessionID: sess.ID, RunID: r.ID, FirstCard: p.ID}
-	if err := h.writeOnboarding(ctx, w, rec); err != nil {
+	if err := f.writeOnboarding(ctx, rec); err != nil {
 		return Onboarding{}, err
 	}
-	h.log.Info("onboarding started", "workspace", w.Info().ID, "run", r.ID)
-	h.watchOnboardingLater(w)
-	return h.onboardingLocked(ctx, w)
+	f.log.Info("onboarding started", "run", r.ID)
+	f.watchLater()
+	return f.onboardingLocked(ctx)
 }
 
 // SkipOnboarding ends w's onboarding: its run is cancelled with its open
 // card. A finished onboarding stays done.
-func (h *Home) SkipOnboarding(ctx context.Context, w *Workspace) (Onboarding, error) {
-	w.onboarding.Lock()
-	defer w.onboarding.Unlock()
-	return h.skipLocked(ctx, w)
+func (f *Foreman) SkipOnboarding(ctx context.Context) (Onboarding, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.skipLocked(ctx)
 }
 
-func (h *Home) skipLocked(ctx context.Context, w *Workspace) (Onboarding, error) {
-	cur, err := h.onboardingLocked(ctx, w)
+func (f *Foreman) skipLocked(ctx context.Context) (Onboarding, error) {
+	cur, err := f.onboardingLocked(ctx)
 	if err != nil {
 		return Onboarding{}, err
 	}
 	if cur.State == OnboardingDone || cur.State == OnboardingSkipped {
 		return cur, nil
 	}
-	rec, err := w.readOnboarding(ctx)
+	rec, err := f.readOnboarding(ctx)
 	if err != nil {
 		return Onboarding{}, err
 	}
 	if rec.RunID != "" {
-		if _, err := w.Runs.Cancel(ctx, rec.RunID); err != nil {
+		if _, err := f.d.Runs.Cancel(ctx, rec.RunID); err != nil {
 			return Onboarding{}, fmt.Errorf("skip onboarding: %w", err)
 		}
 	}
 	rec.State = OnboardingSkipped
-	if err := h.writeOnboarding(ctx, w, rec); err != nil {
+	if err := f.writeOnboarding(ctx, rec); err != nil {
 		return Onboarding{}, err
 	}
-	h.log.Info("onboarding skipped", "workspace", w.Info().ID)
-	return h.onboardingLocked(ctx, w)
-}
-
-// autoOnboard starts onboarding in a workspace just created on this
-// device, when the app asks for it (Config.Onboarding). A failure only
-// costs the workspace its Foreman's greeting.
-func (h *Home) autoOnboard(ctx context.Context, w *Workspace) {
-	if !h.cfg.Onboarding {
-		return
-	}
-	if _, err := h.StartOnboarding(ctx, w); err != nil {
-		h.log.Warn("start onboarding", "workspace", w.Info().ID, "err", err)
-	}
+	f.log.Info("onboarding skipped")
+	return f.onboardingLocked(ctx)
 }
 
 func mustJSON(v any) json.RawMessage {

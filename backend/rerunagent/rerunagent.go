@@ -1,4 +1,8 @@
-package workspace
+// Package rerunagent owns the Rerun agent, the built-in assistant every
+// workspace has: its definition, and its tool source (the board tools only
+// it has, then the API's tool set in process) through which it manages the
+// workspace.
+package rerunagent
 
 import (
 	"context"
@@ -14,12 +18,12 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 )
 
-// RerunAgentID is the Rerun agent's fixed id, the same on every device.
-const RerunAgentID = "ag_rerun"
+// AgentID is the Rerun agent's fixed id, the same on every device.
+const AgentID = "ag_rerun"
 
-// RerunAgent is the built-in workspace assistant every workspace has.
-var RerunAgent = agent.Builtin{
-	Kind: agent.BuiltinRerun, ID: RerunAgentID, Handle: "rerun", Name: "Rerun", BoxID: box.SystemID,
+// Agent is the built-in workspace assistant every workspace has.
+var Agent = agent.Builtin{
+	Kind: agent.BuiltinRerun, ID: AgentID, Handle: "rerun", Name: "Rerun", BoxID: box.SystemID,
 	// Its own folder and database would only duplicate the workspace's: it
 	// works on the workspace through its API tools.
 	Capabilities: []string{"memory", "agents", "human", "web"},
@@ -42,51 +46,44 @@ You help the person run this workspace of AI coworkers. You do not do the cowork
 - Keep answers short: what you did, what the person still has to do, and where to look.`,
 }
 
-// Builtins are the built-in agents every workspace gets when it opens.
-var Builtins = []agent.Builtin{RerunAgent, ForemanAgent}
-
-// ensureBuiltins writes the system box and every built-in agent the
-// workspace lacks; existing ones stay as the person changed them.
-func (h *Home) ensureBuiltins(ctx context.Context, w *Workspace) error {
-	if err := w.Boxes.EnsureSystem(ctx); err != nil {
-		return err
-	}
-	for _, b := range Builtins {
-		if _, err := w.Agents.EnsureBuiltin(ctx, b, h.log.With("workspace", w.info.ID)); err != nil {
-			return err
-		}
-	}
-	return nil
+// Deps are what the Rerun agent's tools act on.
+type Deps struct {
+	Agents *agent.Service
+	Boxes  *box.Service
+	// API is the API's tool set in process (workspace.Config.APITools);
+	// nil: the Rerun agent has only its board tools.
+	API run.ToolSource
 }
 
-// builtinTools is the tool source of the built-in agents: the board tools
-// only the person's own assistant has (move_agent, create_box, each held
-// for the person's approval), then the API's tool set in process when the
-// composer gave one (Config.APITools).
-type builtinTools struct {
-	w   *Workspace
-	api run.ToolSource
+// Source is the tool source of the Rerun agent: the board tools only the
+// person's own assistant has (move_agent, create_box, each held for the
+// person's approval), then the API's tool set in process when there is one.
+type Source struct {
+	d Deps
 }
 
-func (s builtinTools) Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error) {
+// NewSource returns the Rerun agent's tool source.
+func NewSource(d Deps) Source { return Source{d: d} }
+
+func (s Source) Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error) {
 	if a.Builtin != agent.BuiltinRerun {
 		return nil, nil
 	}
 	tools := s.boardTools()
-	if s.api == nil {
+	if s.d.API == nil {
 		return tools, nil
 	}
-	more, err := s.api.Tools(ctx, a)
+	more, err := s.d.API.Tools(ctx, a)
 	return append(tools, more...), err
 }
 
-func (s builtinTools) Guide(a agent.Agent) string {
+func (s Source) Guide(a agent.Agent) string {
 	if a.Builtin != agent.BuiltinRerun {
 		return ""
 	}
 	g := `## The workspace
 - move_agent moves a coworker to another Box and create_box makes a Box; the person approves each on a card before it happens.`
-	if s.api != nil {
+	if s.d.API != nil {
 		g += `
 - The workspace tools (list_agents, create_agent, update_agent, upsert_skill, upsert_schedule, upsert_trigger, send_message, get_run, db_query, attach_connector, the template tools…) act on any coworker, named by id or @handle. A Box is called a space there.
 - Deleting, detaching and database changes wait for the person's approval.`
@@ -100,7 +97,7 @@ type moveIn struct {
 }
 
 // boardTools are move_agent and create_box.
-func (s builtinTools) boardTools() []tool.Tool {
+func (s Source) boardTools() []tool.Tool {
 	return []tool.Tool{{
 		Name: "move_agent", Family: "board",
 		Description: "Move a coworker to another Box on the board. It keeps its files, handle, skills and history: a Box only arranges agents. " +
@@ -115,7 +112,7 @@ func (s builtinTools) boardTools() []tool.Tool {
 				return "", "", err
 			}
 			from := a.BoxID
-			if b, err := s.w.Boxes.Get(ctx, a.BoxID); err == nil {
+			if b, err := s.d.Boxes.Get(ctx, a.BoxID); err == nil {
 				from = b.Name
 			}
 			return fmt.Sprintf("Move @%s to %s", a.Handle, to.Name),
@@ -126,7 +123,7 @@ func (s builtinTools) boardTools() []tool.Tool {
 			if err != nil {
 				return "", err
 			}
-			if _, err := s.w.Agents.Update(ctx, a.ID, agent.Update{BoxID: &to.ID}); err != nil {
+			if _, err := s.d.Agents.Update(ctx, a.ID, agent.Update{BoxID: &to.ID}); err != nil {
 				return "", err
 			}
 			return fmt.Sprintf("@%s now sits in Box %q.", a.Handle, to.Name), nil
@@ -150,7 +147,7 @@ func (s builtinTools) boardTools() []tool.Tool {
 			if err != nil {
 				return "", err
 			}
-			b, err := s.w.Boxes.Create(ctx, name)
+			b, err := s.d.Boxes.Create(ctx, name)
 			if err != nil {
 				return "", err
 			}
@@ -161,7 +158,7 @@ func (s builtinTools) boardTools() []tool.Tool {
 
 // move reads move_agent's input: the agent (not a built-in one) and the box
 // it goes to (not the one it is on).
-func (s builtinTools) move(ctx context.Context, input json.RawMessage) (agent.Agent, box.Box, error) {
+func (s Source) move(ctx context.Context, input json.RawMessage) (agent.Agent, box.Box, error) {
 	var in moveIn
 	if err := jsonarg.Decode(input, &in); err != nil {
 		return agent.Agent{}, box.Box{}, err
@@ -169,14 +166,14 @@ func (s builtinTools) move(ctx context.Context, input json.RawMessage) (agent.Ag
 	if strings.TrimSpace(in.Handle) == "" || strings.TrimSpace(in.Box) == "" {
 		return agent.Agent{}, box.Box{}, fault.Invalid("give both the coworker's @handle and the Box's name")
 	}
-	a, err := s.w.Agents.ByHandle(ctx, strings.TrimSpace(in.Handle))
+	a, err := s.d.Agents.ByHandle(ctx, strings.TrimSpace(in.Handle))
 	if err != nil {
 		return agent.Agent{}, box.Box{}, fault.NotFound("no coworker @%s; list_agents shows the handles", strings.TrimPrefix(strings.TrimSpace(in.Handle), "@"))
 	}
 	if a.Builtin != "" {
 		return agent.Agent{}, box.Box{}, fault.Invalid("@%s is built into Rerun and has its own place on the board; it cannot be moved", a.Handle)
 	}
-	boxes, err := s.w.Boxes.List(ctx)
+	boxes, err := s.d.Boxes.List(ctx)
 	if err != nil {
 		return agent.Agent{}, box.Box{}, err
 	}
@@ -204,13 +201,4 @@ func boxName(input json.RawMessage) (string, error) {
 		return "", err
 	}
 	return box.CleanName(in.Name)
-}
-
-// builtinTools is the built-in agents' tool source of w.
-func (h *Home) builtinTools(w *Workspace) builtinTools {
-	s := builtinTools{w: w}
-	if h.cfg.APITools != nil {
-		s.api = h.cfg.APITools(w)
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package workspace
+package foreman
 
 import (
 	"context"
@@ -12,53 +12,68 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 )
 
-// watchOnboarding follows the answer to the onboarding's first card while
-// one waits, until ctx ends: answered, the Brain gets a first page from the
-// answers at once (with or without a model); dismissed, onboarding is
-// skipped. It listens only while a first card is pending, and one watcher
-// runs per workspace at a time (StartOnboarding starts one for a new card).
-func (h *Home) watchOnboarding(ctx context.Context, w *Workspace) {
-	for w.watching.CompareAndSwap(false, true) {
-		h.watchFirstCard(ctx, w)
-		w.watching.Store(false)
+// Serve follows the onboarding's first card until ctx ends (watch), and
+// the first card StartOnboarding raises meanwhile.
+func (f *Foreman) Serve(ctx context.Context) error {
+	f.serveMu.Lock()
+	f.serving = ctx
+	f.serveMu.Unlock()
+	f.watch(ctx)
+	<-ctx.Done()
+	f.serveMu.Lock()
+	f.serving = nil
+	f.serveMu.Unlock()
+	f.group.Wait()
+	return nil
+}
+
+// watch follows the answer to the onboarding's first card while one waits,
+// until ctx ends: answered, the Brain gets a first page from the answers at
+// once (with or without a model); dismissed, onboarding is skipped. It
+// listens only while a first card is pending, and one watcher runs at a time
+// (StartOnboarding starts one for a new card).
+func (f *Foreman) watch(ctx context.Context) {
+	for f.watching.CompareAndSwap(false, true) {
+		f.watchFirstCard(ctx)
+		f.watching.Store(false)
 		// A card started while this watcher was stopping gets it back.
-		if ctx.Err() != nil || !h.firstCardPending(ctx, w) {
+		if ctx.Err() != nil || !f.firstCardPending(ctx) {
 			return
 		}
 	}
 }
 
-// watchOnboardingLater starts watchOnboarding when the workspaces are
-// served (Serve starts it for those that are not yet).
-func (h *Home) watchOnboardingLater(w *Workspace) {
-	h.mu.Lock()
-	ctx := h.serving
+// watchLater starts watch when the Foreman is served (Serve starts it
+// otherwise).
+func (f *Foreman) watchLater() {
+	f.serveMu.Lock()
+	ctx := f.serving
 	if ctx != nil {
-		h.group.Add(1)
+		f.group.Add(1)
 	}
-	h.mu.Unlock()
+	f.serveMu.Unlock()
 	if ctx == nil {
 		return
 	}
 	go func() {
-		defer h.group.Done()
-		h.watchOnboarding(ctx, w)
+		defer f.group.Done()
+		f.watch(ctx)
 	}()
 }
 
-func (h *Home) watchFirstCard(ctx context.Context, w *Workspace) {
-	if !h.firstCardPending(ctx, w) {
+func (f *Foreman) watchFirstCard(ctx context.Context) {
+	if !f.firstCardPending(ctx) {
 		return
 	}
-	changes, stop := h.bus.Subscribe()
+	changes, stop := f.d.Bus.Subscribe()
 	defer stop()
-	id := w.Info().ID
-	h.settleFirstCard(ctx, w) // answered before this watcher listened
+	id := f.d.Workspace
+	f.settleFirstCard(ctx) // answered before this watcher listened
 	// Only the Foreman's own changes can settle or end the card: the
 	// workspace's other traffic (a webhook burst) costs no query here.
-	for h.firstCardPending(ctx, w) {
+	for f.firstCardPending(ctx) {
 		var c event.Change
-		for c.Workspace != id || c.Agent != ForemanAgentID {
+		for c.Workspace != id || c.Agent != AgentID {
 			select {
 			case <-ctx.Done():
 				return
@@ -66,40 +81,40 @@ func (h *Home) watchFirstCard(ctx context.Context, w *Workspace) {
 			}
 		}
 		if c.Kind == "pause.updated" {
-			h.settleFirstCard(ctx, w)
+			f.settleFirstCard(ctx)
 		}
 	}
 }
 
 // firstCardPending reports whether the onboarding's first card is open, or
 // answered and not yet acted on.
-func (h *Home) firstCardPending(ctx context.Context, w *Workspace) bool {
-	w.onboarding.Lock()
-	defer w.onboarding.Unlock()
-	rec, err := w.readOnboarding(ctx)
+func (f *Foreman) firstCardPending(ctx context.Context) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rec, err := f.readOnboarding(ctx)
 	if err != nil || rec.State != OnboardingRunning || rec.FirstCard == "" || rec.Seeded {
 		return false
 	}
-	p, err := w.Runs.GetPause(ctx, rec.FirstCard)
+	p, err := f.d.Runs.GetPause(ctx, rec.FirstCard)
 	return err == nil && p.Status != pause.Cancelled
 }
 
 // settleFirstCard acts once on the answered first card.
-func (h *Home) settleFirstCard(ctx context.Context, w *Workspace) {
-	w.onboarding.Lock()
-	defer w.onboarding.Unlock()
-	rec, err := w.readOnboarding(ctx)
+func (f *Foreman) settleFirstCard(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	rec, err := f.readOnboarding(ctx)
 	if err != nil || rec.State != OnboardingRunning || rec.FirstCard == "" || rec.Seeded {
 		return
 	}
-	p, err := w.Runs.GetPause(ctx, rec.FirstCard)
+	p, err := f.d.Runs.GetPause(ctx, rec.FirstCard)
 	if err != nil {
 		return
 	}
-	log := h.log.With("workspace", w.Info().ID)
+	log := f.log
 	switch p.Status {
 	case pause.Dismissed:
-		if _, err := h.skipLocked(ctx, w); err != nil {
+		if _, err := f.skipLocked(ctx); err != nil {
 			log.Warn("skip onboarding after its card was dismissed", "err", err)
 		}
 		return
@@ -112,7 +127,7 @@ func (h *Home) settleFirstCard(ctx context.Context, w *Workspace) {
 	json.Unmarshal(p.Request, &req)
 	json.Unmarshal(p.Answer, &ans)
 	title, body, summary := companyPage(req, ans)
-	_, err = w.Brain.Save(ctx, brain.Write{Title: title, Body: body, Summary: &summary, By: brain.Foreman, UnlessPersonEdited: true})
+	_, err = f.d.Brain.Save(ctx, brain.Write{Title: title, Body: body, Summary: &summary, By: brain.Foreman, UnlessPersonEdited: true})
 	switch {
 	case errors.Is(err, brain.ErrPersonEdited):
 		log.Info("onboarding left the person's page as it is", "page", title)
@@ -121,7 +136,7 @@ func (h *Home) settleFirstCard(ctx context.Context, w *Workspace) {
 		return // tried again on the next change
 	}
 	rec.Seeded = true
-	if err := h.writeOnboarding(ctx, w, rec); err != nil {
+	if err := f.writeOnboarding(ctx, rec); err != nil {
 		log.Warn("save onboarding state", "err", err)
 	}
 }

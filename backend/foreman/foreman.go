@@ -1,22 +1,38 @@
-package workspace
+// Package foreman owns the Foreman, the built-in agent that onboards a new
+// workspace: its definition, its own tools (tools.go), and the onboarding of
+// each workspace it runs (onboarding.go: the state, the first card, the
+// Brain page of its answers).
+package foreman
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/brain"
+	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
+	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
+	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/template"
 )
 
-// ForemanAgentID is the Foreman's fixed id, the same on every device.
-const ForemanAgentID = "ag_foreman"
+// AgentID is the Foreman's fixed id, the same on every device.
+const AgentID = "ag_foreman"
 
-// BuiltinForeman is the agents.builtin value of the Foreman.
-const BuiltinForeman = "foreman"
+// Kind is the agents.builtin value of the Foreman.
+const Kind = "foreman"
 
-// ForemanAgent is the built-in agent that onboards a new workspace: it
-// interviews the person, reads the company's website, writes the first
-// Brain pages and proposes the first coworkers (onboarding.go).
-var ForemanAgent = agent.Builtin{
-	Kind: BuiltinForeman, ID: ForemanAgentID, Handle: "foreman", Name: "Foreman", BoxID: box.SystemID,
+// Agent is the built-in agent that onboards a new workspace: it interviews
+// the person, reads the company's website, writes the first Brain pages and
+// proposes the first coworkers (onboarding.go).
+var Agent = agent.Builtin{
+	Kind: Kind, ID: AgentID, Handle: "foreman", Name: "Foreman", BoxID: box.SystemID,
 	// browser: it reads the website itself; memory: propose_brain_edit for
 	// the pages the person wrote; web: fetch_url as a fallback reader.
 	Capabilities: []string{"browser", "human", "memory", "web"},
@@ -40,6 +56,56 @@ You set up a new Rerun workspace with the person: you learn what their company d
 - Keep messages short and warm. The person is new to Rerun.
 - Never ask for a password or API key in the chat.
 - If the person declines a coworker, do not create it another way.`,
+}
+
+// Deps are what the Foreman of one workspace works with.
+type Deps struct {
+	// Workspace is the workspace's id, on the changes it publishes.
+	Workspace string
+	// DB's meta table keeps the onboarding state of this device.
+	DB     *store.DB
+	Bus    *event.Bus
+	Logger *slog.Logger // nil: discard
+	// Runs run the onboarding; Models say whether a model is configured.
+	Runs   *run.Service
+	Models run.Models
+	// Brain, Agents, Boxes and Templates are what the Foreman's tools write:
+	// the first pages and the first coworkers.
+	Brain     *brain.Service
+	Agents    *agent.Service
+	Boxes     *box.Service
+	Templates *template.Service
+	// Variables may hold FirecrawlKeyVariable, which wins over
+	// FirecrawlAPIKey, the environment's key. FirecrawlBaseURL "" is
+	// Firecrawl's.
+	Variables        *secret.Variables
+	FirecrawlAPIKey  string
+	FirecrawlBaseURL string
+}
+
+// Foreman is the Foreman of one workspace: its onboarding, and the tool
+// source of its runs (run.SourceGuide).
+type Foreman struct {
+	d   Deps
+	log *slog.Logger
+	// mu serialises the onboarding's state changes (onboarding.go).
+	mu       sync.Mutex
+	watching atomic.Bool // an onboarding watcher runs (onboarding_seed.go)
+
+	// serving is Serve's context while it runs: a first card raised then
+	// gets a watcher at once (watchLater), which group waits for.
+	serveMu sync.Mutex
+	serving context.Context
+	group   sync.WaitGroup
+}
+
+// New returns the Foreman of the workspace d names.
+func New(d Deps) *Foreman {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Foreman{d: d, log: log}
 }
 
 // onboardingCard is the first card of every onboarding: the app raises it
