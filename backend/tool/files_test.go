@@ -155,7 +155,7 @@ func TestReadFile(t *testing.T) {
 		{"escape", map[string]any{"path": "../agent.db"}, "", "climbs out"},
 		{"shared escape", map[string]any{"path": "shared/../../x"}, "", "climbs out"},
 		{"unknown argument", map[string]any{"path": "notes.md", "lines": 3}, "", `unknown field "lines"`},
-		{"wrong type", map[string]any{"path": 3}, "", `argument "path" must be a JSON string`},
+		{"wrong type", map[string]any{"path": 3}, "", `field "path" must be a string`},
 		{"no path", map[string]any{}, "", "path is empty"},
 	}
 	for _, tt := range tests {
