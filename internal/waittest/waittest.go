@@ -16,6 +16,10 @@ import (
 // the thing will not happen.
 const Patience = 2 * time.Minute
 
+// Stall is how long a wait on something that makes countable progress
+// (each delivery, each frame) goes without any before the test fails.
+const Stall = 30 * time.Second
+
 // poll is how often a condition is checked.
 const poll = 20 * time.Millisecond
 
