@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/app"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func TestWindowModeWithoutDesktopBuild(t *testing.T) {
@@ -58,7 +59,7 @@ func TestServeBinary(t *testing.T) {
 	var url string
 	select {
 	case url = <-urls:
-	case <-time.After(20 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("serve printed no URL")
 	}
 	res, err := http.Get(url) // follows the redirect with the cookie set

@@ -13,6 +13,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // New notifications become OS notifications exactly as the delivery
@@ -68,7 +69,7 @@ func TestForwardNotifications(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		select {
 		case <-got:
-		case <-time.After(5 * time.Second):
+		case <-time.After(waittest.Patience):
 			t.Fatalf("only %d OS notifications shown, want 2", i)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func newBrain(t *testing.T) (*brain.Service, <-chan event.Change) {
@@ -30,7 +31,7 @@ func next(t *testing.T, ch <-chan event.Change) event.Change {
 	select {
 	case c := <-ch:
 		return c
-	case <-time.After(time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("no change published")
 	}
 	return event.Change{}

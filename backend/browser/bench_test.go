@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // BenchmarkBrowserStart measures starting an agent's browser on a fresh
@@ -113,7 +115,7 @@ func BenchmarkScreencast(b *testing.B) {
 		select {
 		case <-ch:
 			lat = append(lat, time.Since(t0))
-		case <-time.After(2 * time.Second):
+		case <-time.After(waittest.Patience):
 			b.Fatal("no frame after an input")
 		}
 		if err := br.Input(ctx, Event{Type: "mouseup", X: 300, Y: 300}); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // The Desktop's start, tabs, the takeover card and forgetting a deleted
@@ -115,12 +116,12 @@ func TestWatchedTitleStaysFresh(t *testing.T) {
 	if err := b.Input(t.Context(), Event{Type: "click", X: 150, Y: 150}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(waittest.Patience)
 	for b.State().Title != "After" {
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("state title = %q 5 s after the page set it, want After", b.State().Title)
+			t.Fatalf("state title = %q %s after the page set it, want After", b.State().Title, waittest.Patience)
 		}
 	}
 }

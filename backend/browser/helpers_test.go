@@ -14,10 +14,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // needChrome skips the test when no browser is installed; on the machines
@@ -110,7 +110,7 @@ func call(t testing.TB, m *Manager, env *tool.Env, name string, input any) (stri
 		}
 		raw = b
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	return tl.Run(ctx, env, raw)
 }

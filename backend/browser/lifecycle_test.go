@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func TestCrashedBrowserRestarts(t *testing.T) {
@@ -16,7 +18,7 @@ func TestCrashedBrowserRestarts(t *testing.T) {
 	killTree(p.pid) // as if Chromium crashed
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("the connection did not notice the dead browser")
 	}
 	out := must(t, m, env, "browser_open", map[string]any{"url": s.URL + "/next"})
@@ -123,9 +125,9 @@ func TestIdleBrowserCloses(t *testing.T) {
 // waitUntil polls cond for up to 10 s.
 func waitUntil(t testing.TB, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+	for deadline := time.Now().Add(waittest.Patience); !cond(); {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
+			t.Fatalf("condition not met within %s", waittest.Patience)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // chromeProcs lists the live processes whose command line names profile:
@@ -98,7 +100,7 @@ func TestLeftoverBrowserOfAnEarlierRunIsReplaced(t *testing.T) {
 	}
 	go cmd.Wait()
 	t.Cleanup(func() { killTree(cmd.Process.Pid) })
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		if _, err := os.Readlink(filepath.Join(profile, "SingletonLock")); err == nil {
 			break

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // frames watches b's screen and returns a channel of its frames.
@@ -34,10 +36,10 @@ func frames(t testing.TB, b *Browser) <-chan Frame {
 	return ch
 }
 
-// frameWhere waits up to 10 s for a frame for which ok holds.
+// frameWhere waits up to waittest.Patience for a frame for which ok holds.
 func frameWhere(t testing.TB, ch <-chan Frame, ok func(Frame) bool) Frame {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(waittest.Patience)
 	for {
 		select {
 		case f := <-ch:
@@ -45,7 +47,7 @@ func frameWhere(t testing.TB, ch <-chan Frame, ok func(Frame) bool) Frame {
 				return f
 			}
 		case <-timeout:
-			t.Fatal("no matching screen frame within 10 s")
+			t.Fatalf("no matching screen frame within %s", waittest.Patience)
 		}
 	}
 }

@@ -28,8 +28,7 @@ type slot struct {
 // conn is one open MCP session.
 type conn struct {
 	client *mcpclient.Client
-	group  *procGroup // stdio servers only
-	stderr *tail      // stdio servers only
+	stdio  *stdioTransport // stdio servers only
 
 	mu      sync.Mutex
 	tools   map[string]liveTool // by the server's name
@@ -43,17 +42,16 @@ type liveTool struct {
 	hash string
 }
 
-// close ends the session and, for a stdio server, its whole process group:
-// a polite SIGTERM first, then the transport closes stdin and reaps the
-// leader, then SIGKILL reaches anything left (npx's children included).
+// close ends the session and, for a stdio server, its whole process group
+// (see stdioTransport.Close).
 func (c *conn) close() {
-	if c.group != nil {
-		c.group.terminate()
-	}
 	c.client.Close()
-	if c.group != nil {
-		c.group.kill()
-	}
+}
+
+// dead reports a stdio server that exited or hung up since the last call:
+// the next one starts it again.
+func (c *conn) dead() bool {
+	return c.stdio != nil && c.stdio.ended()
 }
 
 // errClosed is returned once the service has stopped.
@@ -84,15 +82,18 @@ func (s *Service) connection(ctx context.Context, id string) (*conn, error) {
 		c.mu.Lock()
 		stale := c.stale
 		c.mu.Unlock()
-		if !stale {
+		switch {
+		case c.dead():
+			s.dropConn(id, c)
+		case !stale:
 			return c, nil
-		}
-		if err := s.relist(ctx, id, c); err == nil {
+		case s.relist(ctx, id, c) == nil:
 			return c, nil
+		default:
+			// The session is gone (an SSE stream dropped, the server
+			// restarted): open a new one.
+			s.dropConn(id, c)
 		}
-		// The session is gone (an SSE stream dropped, the server
-		// restarted): open a new one.
-		s.dropConn(id, c)
 	}
 
 	cn, err := s.Get(ctx, id)
@@ -166,31 +167,19 @@ func (s *Service) dial(ctx context.Context, cn Connector, t Transport) (*conn, e
 	var tr transport.Interface
 	switch t.Type {
 	case TransportStdio:
-		c.group = &procGroup{}
-		c.stderr = &tail{max: 4 << 10}
-		env := append(baseEnv(), envList(t.Env)...)
-		dir := ""
+		// Not CommandContext: the process lives as long as the
+		// connection, not as long as the call that opened it.
+		cmd := exec.Command(t.Command, t.Args...)
+		cmd.Env = append(baseEnv(), envList(t.Env)...)
 		if s.cfg.AgentsDir != "" {
 			if d := filepath.Join(s.cfg.AgentsDir, cn.AgentID, "files"); isDir(d) {
-				dir = d
+				cmd.Dir = d
 			}
 		}
-		g, stderr := c.group, c.stderr
-		tr = transport.NewStdioWithOptions(t.Command, nil, t.Args,
-			transport.WithCommandFunc(func(_ context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
-				// Not CommandContext: the process lives as long as the
-				// connection, not as long as the call that opened it.
-				cmd := exec.Command(command, args...)
-				cmd.Env, cmd.Dir = env, dir
-				// exec copies stderr itself, so once the transport has
-				// waited for the process all of it is in the tail; a
-				// grandchild keeping the pipe open delays that by WaitDelay
-				// at most.
-				cmd.Stderr, cmd.WaitDelay = stderr, 2*time.Second
-				g.attach(cmd)
-				return cmd, nil
-			}),
-			transport.WithCommandLogger(s.log))
+		stderr := &tail{max: 4 << 10}
+		cmd.Stderr, cmd.WaitDelay = stderr, 2*time.Second
+		c.stdio = newStdioTransport(cmd, stderr)
+		tr = c.stdio
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(t.Headers),
 			transport.WithHTTPBasicClient(s.cfg.HTTPClient), transport.WithHTTPLogger(s.log)}
@@ -218,8 +207,8 @@ func (s *Service) dial(ctx context.Context, cn Connector, t Transport) (*conn, e
 	}
 	fail := func(err error) (*conn, error) {
 		c.close()
-		if c.stderr != nil {
-			if text := c.stderr.String(); text != "" {
+		if c.stdio != nil {
+			if text := c.stdio.stderr.String(); text != "" {
 				return nil, &stderrError{err, text}
 			}
 		}

@@ -9,11 +9,18 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/connector"
+	"github.com/rerun-build/rerun-desktop/backend/connector/connectortest"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
 )
+
+// TestMain lets this test binary be the stdio MCP server the tests start.
+func TestMain(m *testing.M) {
+	connectortest.ServeStdioIfAsked()
+	os.Exit(m.Run())
+}
 
 // fixture is a workspace with two agents, real variables and the service.
 type fixture struct {

@@ -1,52 +1,17 @@
 package connector
 
-// The stdio servers' processes: their process group, environment and the
-// tail of their stderr that explains a failed start.
+// The stdio servers' processes: their environment and the tail of their
+// stderr that explains a failed start.
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 )
-
-// procGroup is the process group of a stdio server.
-type procGroup struct {
-	mu  sync.Mutex
-	cmd *exec.Cmd
-}
-
-func (g *procGroup) attach(cmd *exec.Cmd) {
-	setProcessGroup(cmd)
-	g.mu.Lock()
-	g.cmd = cmd
-	g.mu.Unlock()
-}
-
-func (g *procGroup) started() *exec.Cmd {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.cmd == nil || g.cmd.Process == nil {
-		return nil
-	}
-	return g.cmd
-}
-
-func (g *procGroup) terminate() {
-	if cmd := g.started(); cmd != nil {
-		terminateGroup(cmd)
-	}
-}
-
-func (g *procGroup) kill() {
-	if cmd := g.started(); cmd != nil {
-		killGroup(cmd)
-	}
-}
 
 // baseEnv is what a stdio server inherits from the app: enough to find and
 // run node, python and their package caches, and nothing else — the app's

@@ -5,12 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -157,12 +158,100 @@ func TestStdioIdleCloseAndReconnect(t *testing.T) {
 	if len(pids) == 0 {
 		t.Fatal("no server process after the call")
 	}
-	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	connectortest.WaitNoProcesses(t, "EVERYTHING_MARKER", marker)
+	connectortest.Kill(t, pids...)
 	if out, err := echo.Run(ctx, nil, json.RawMessage(`{"message":"three"}`)); err != nil || out != "Echo: three" {
 		t.Fatalf("after the server died: got %q, %v", out, err)
+	}
+}
+
+// installTestServer registers this test binary as a stdio server (the
+// echo and crash tools of connectortest). Its processes carry the returned
+// marker value in their environment, and append each call they receive to
+// the returned call log.
+func installTestServer(t *testing.T, f *fixture) (marker, callLog string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker, callLog = randomHex(), filepath.Join(t.TempDir(), "calls")
+	if _, err := f.svc.AddCustom(context.Background(), agentA, connector.Custom{
+		Name: "Test server", Command: exe,
+		Env: map[string]string{connectortest.StdioEnv: "1", "TEST_SERVER_MARKER": marker, connectortest.CallLogEnv: callLog},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return marker, callLog
+}
+
+// onlyProcess is the pid of the one live process of the server.
+func onlyProcess(t *testing.T, marker string) int {
+	t.Helper()
+	pids := connectortest.Processes(t, "TEST_SERVER_MARKER", marker)
+	if len(pids) != 1 {
+		t.Fatalf("found server processes %v, want one", pids)
+	}
+	return pids[0]
+}
+
+// A server killed between calls is started again by the next call, which
+// reaches the new process once: the request the dead one could not read
+// (a broken pipe, or a transport already closed) is sent to the new one.
+func TestStdioServerKilledBetweenCallsStartsAgain(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, connector.Config{})
+	marker, callLog := installTestServer(t, f)
+	tools, err := f.svc.Tools(ctx, agentA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := findTool(t, tools, "test_server__echo")
+	var want []string
+	prev := 0
+	for i := range 4 {
+		if i > 0 {
+			connectortest.Kill(t, prev)
+		}
+		msg := fmt.Sprintf("call %d", i)
+		if out, err := echo.Run(ctx, nil, json.RawMessage(`{"message":"`+msg+`"}`)); err != nil || out != "echo: "+msg {
+			t.Fatalf("call %d: got %q, %v; want echo: %s", i, out, err, msg)
+		}
+		pid := onlyProcess(t, marker)
+		if pid == prev {
+			t.Fatalf("call %d ran on the killed process %d", i, pid)
+		}
+		prev = pid
+		want = append(want, fmt.Sprintf("echo %d", pid))
+	}
+	if got := connectortest.CallLog(t, callLog); !slices.Equal(got, want) {
+		t.Errorf("the servers received %q, want %q: one call each", got, want)
+	}
+}
+
+// A server that dies after it read the request may have acted on it: the
+// call says it was interrupted and is not sent again; the next call starts
+// a new process.
+func TestStdioServerDyingMidCallIsInterrupted(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, connector.Config{})
+	marker, callLog := installTestServer(t, f)
+	tools, err := f.svc.Tools(ctx, agentA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := onlyProcess(t, marker)
+	_, err = findTool(t, tools, "test_server__crash").Run(ctx, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("got %v, want an error saying the call was interrupted", err)
+	}
+	if got, want := connectortest.CallLog(t, callLog), []string{fmt.Sprintf("crash %d", first)}; !slices.Equal(got, want) {
+		t.Fatalf("the servers received %q, want %q: an interrupted call is not sent again", got, want)
+	}
+	if out, err := findTool(t, tools, "test_server__echo").Run(ctx, nil, json.RawMessage(`{"message":"after"}`)); err != nil || out != "echo: after" {
+		t.Fatalf("after the crash: got %q, %v; want echo: after", out, err)
+	}
+	if pid := onlyProcess(t, marker); pid == first {
+		t.Errorf("the call after the crash ran on process %d, the one that exited", pid)
 	}
 }
 

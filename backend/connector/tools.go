@@ -108,8 +108,10 @@ func objectSchema(raw json.RawMessage) json.RawMessage {
 
 // Call runs a server's tool with input (a JSON object), provided its live
 // definition still hashes to pinnedHash, and returns its result as text.
-// A session that died is reopened once. An error result of the tool comes
-// back as an error with its text.
+// A request that never reached the server (its session or stdio process
+// had died) is sent once more on a new session; one the server read and
+// then died on comes back as an interrupted call, never sent again. An
+// error result of the tool comes back as an error with its text.
 func (s *Service) Call(ctx context.Context, id, name, pinnedHash string, input json.RawMessage) (string, error) {
 	var args json.RawMessage
 	if t := strings.TrimSpace(string(input)); t == "" || t == "null" {
@@ -165,6 +167,12 @@ func (s *Service) Call(ctx context.Context, id, name, pinnedHash string, input j
 			// safe to send it again on a new one.
 			s.dropConn(id, c)
 			continue
+		case errors.Is(err, errInterrupted):
+			// The server read the request and died: it may have done part
+			// of it, so sending it again is for the agent to decide.
+			s.dropConn(id, c)
+			cn, _ := s.Get(ctx, id)
+			return "", fmt.Errorf("call %s: interrupted: %s stopped before it answered, so the tool may or may not have done it; check before calling it again", name, cn.Name)
 		default:
 			if !isToolError(err) {
 				s.dropConn(id, c)
@@ -180,9 +188,10 @@ func (s *Service) Call(ctx context.Context, id, name, pinnedHash string, input j
 }
 
 // reopenable reports a failure where the request never reached a live
-// session (the stdio process exited, the HTTP session expired).
+// session (the stdio process had exited, the HTTP session expired).
 func reopenable(err error) bool {
-	return errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, transport.ErrSessionTerminated)
+	var notSent *notSentError
+	return errors.As(err, &notSent) || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, transport.ErrSessionTerminated)
 }
 
 // isToolError reports a JSON-RPC error answer (anything but a transport

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // BenchmarkScreenSocket measures the Desktop screen as the panel gets it,
@@ -106,7 +107,7 @@ func BenchmarkScreenSocket(b *testing.B) {
 					lat = append(lat, time.Since(t0))
 					break next
 				}
-			case <-time.After(2 * time.Second):
+			case <-time.After(waittest.Patience):
 				b.Fatal("no frame after an input")
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 const token = "test-token"
@@ -265,7 +266,7 @@ func TestBadJSONSaysWhatToFix(t *testing.T) {
 
 func TestEventsStream(t *testing.T) {
 	e := newEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -315,7 +316,7 @@ func TestEventsStopOnWriteError(t *testing.T) {
 	go func() { h.ServeHTTP(w, req); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("stream kept running after its writes failed")
 	}
 	if n := e.home.Events().Subscribers(); n != 0 {

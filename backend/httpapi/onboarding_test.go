@@ -23,6 +23,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // companySite is a small company website: a home page linking an about
@@ -82,7 +83,7 @@ func (e *env) workspace(t *testing.T) *workspace.Workspace {
 // waitRun waits until run id is paused or has ended.
 func waitRun(t *testing.T, w *workspace.Workspace, id string) run.Run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	for {
 		r, err := w.Runs.Wait(ctx, id)
@@ -359,14 +360,11 @@ func TestOnboardingSkipResumeAndRerun(t *testing.T) {
 	if stopped.State != foreman.OnboardingRunning || !stopped.Stopped || !stopped.NeedsModel {
 		t.Fatalf("after the answers with no model: %+v, want running, stopped, needs_model", stopped)
 	}
-	for i := 0; ; i++ { // the page of the answers is written with no model
-		if _, err := w.Brain.Get(ctx, foreman.CompanyPageTitle); err == nil {
-			break
-		} else if i == 200 {
-			t.Fatalf("no %q page after the answers: %v", foreman.CompanyPageTitle, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The page of the answers is written with no model.
+	waittest.Until(t, "the page of the answers is written", func() bool {
+		_, err := w.Brain.Get(ctx, foreman.CompanyPageTitle)
+		return err == nil
+	})
 	if code := e.do(t, "POST", base+"/start", "", &o); code != 200 || o.RunID == stopped.RunID || o.SessionID != stopped.SessionID {
 		t.Fatalf("resume: %d %+v, want a new run in the same chat", code, o)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
 )
@@ -56,7 +57,7 @@ func TestRelayThroughTheAPI(t *testing.T) {
 	}
 
 	// The public URL delivers, once the relay has the token's hash.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		res, err := http.Post(public, "application/json", strings.NewReader(`{"n":1}`))
 		if err != nil {
@@ -67,7 +68,7 @@ func TestRelayThroughTheAPI(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("public URL: %d after 10 s, want 202", res.StatusCode)
+			t.Fatalf("public URL: %d after %s, want 202", res.StatusCode, waittest.Patience)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -77,7 +78,7 @@ func TestRelayThroughTheAPI(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("status %v: no delivery after 10 s", st)
+			t.Fatalf("status %v: no delivery after %s", st, waittest.Patience)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -133,10 +134,10 @@ func TestPairingThroughTheAPI(t *testing.T) {
 	if got := b.do(t, "POST", "/api/relay/join", `{"code":"`+pairing.Code+`"}`, &info); got != 201 || info.ID != a.ws {
 		t.Fatalf("join: %d %+v, want workspace %s", got, info, a.ws)
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for b.do(t, "GET", "/api/workspaces/"+a.ws+"/agents/"+agentID, "", nil) != 200 {
 		if time.Now().After(deadline) {
-			t.Fatal("A's agent did not reach B in 15 s")
+			t.Fatalf("A's agent did not reach B in %s", waittest.Patience)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func (e *env) waitRun(t *testing.T, id string) map[string]any {
@@ -40,7 +41,7 @@ func TestChatRunThroughTheAPI(t *testing.T) {
 	e.do(t, "POST", base+"/agents", `{"name":"Chatty","box_id":"`+e.box+`","capabilities":["files"]}`, &a)
 
 	// Listen for streamed text before sending.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)

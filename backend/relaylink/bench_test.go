@@ -13,6 +13,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
 )
@@ -36,7 +37,7 @@ func BenchmarkRelayWebhookToRun(b *testing.B) {
 	changes, unsubscribe := h.Events().Subscribe()
 	defer unsubscribe()
 	url := rl.URL + "/h/" + token
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waittest.Patience); ; time.Sleep(20 * time.Millisecond) {
 		res, err := http.Post(url, "application/json", strings.NewReader(`{}`))
 		if err != nil {
 			b.Fatal(err)
@@ -100,7 +101,7 @@ func BenchmarkSyncSoulEdit(b *testing.B) {
 	changes, unsubscribe := hb.Events().Subscribe()
 	defer unsubscribe()
 	arrived := func(soul string) {
-		deadline := time.After(30 * time.Second)
+		deadline := time.After(waittest.Patience)
 		for {
 			if got, err := wb.Agents.Get(ctx, ada.ID); err == nil && got.Soul == soul {
 				return
@@ -109,7 +110,7 @@ func BenchmarkSyncSoulEdit(b *testing.B) {
 			case <-changes:
 			case <-time.After(50 * time.Millisecond):
 			case <-deadline:
-				b.Fatalf("soul %q not on B after 30 s", soul)
+				b.Fatalf("soul %q not on B after %s", soul, waittest.Patience)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/replica/replicatest"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // lockedBuffer is a log both devices write to from several goroutines.
@@ -233,7 +234,7 @@ func TestRunSummariesArriveAndNeverRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, waittest.Patience)
 	defer cancel()
 	if r, err = a.Runs.Wait(wctx, r.ID); err != nil || r.Status != run.Done {
 		t.Fatalf("run on A = %s %v %s", r.Status, err, r.Error)

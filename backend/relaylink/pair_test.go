@@ -10,6 +10,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
@@ -18,9 +19,9 @@ import (
 // waitFor polls cond for up to 15 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waittest.Patience); !cond(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after 15 s", what)
+			t.Fatalf("%s: not after %s", what, waittest.Patience)
 		}
 	}
 }

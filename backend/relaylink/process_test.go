@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 var (
@@ -106,7 +108,7 @@ func startChild(t *testing.T, name string, cmd *exec.Cmd) *child {
 // find waits for re in the child's stdout and returns its first group.
 func (c *child) find(re *regexp.Regexp) string {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for time.Now().Before(deadline) {
 		c.mu.Lock()
 		m := re.FindStringSubmatch(c.out.String())
@@ -120,7 +122,7 @@ func (c *child) find(re *regexp.Regexp) string {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	c.t.Fatalf("%s did not print %s in 30 s", c.name, re)
+	c.t.Fatalf("%s did not print %s in %s", c.name, re, waittest.Patience)
 	return ""
 }
 
@@ -262,13 +264,10 @@ func runCount(t *testing.T, dbPath, session string) int {
 // see that no other comes.
 func waitCount(t *testing.T, dbPath, session string, want int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for runCount(t, dbPath, session) < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d runs after 20 s, want %d", what, runCount(t, dbPath, session), want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waittest.Progress(t, what, waittest.Stall, func() (int, bool) {
+		n := runCount(t, dbPath, session)
+		return n, n >= want
+	})
 	time.Sleep(500 * time.Millisecond)
 	if n := runCount(t, dbPath, session); n != want {
 		t.Fatalf("%s: %d runs, want exactly %d", what, n, want)
@@ -347,9 +346,9 @@ func TestRelayProcesses(t *testing.T) {
 		}
 	}
 	// The hook base arrives with the relay's hello.
-	for deadline := time.Now().Add(20 * time.Second); st["connected"] != true || st["hook_base"] == nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waittest.Patience); st["connected"] != true || st["hook_base"] == nil; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("relay status %v: not connected after 20 s", st)
+			t.Fatalf("relay status %v: not connected after %s", st, waittest.Patience)
 		}
 		d.api("GET", ws+"/relay", nil, &st)
 	}
@@ -362,7 +361,7 @@ func TestRelayProcesses(t *testing.T) {
 	session := created.Trigger.SessionID
 
 	// Live: the relay has the hash once the desktop registered it.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for post(t, created.PublicURL, `{"n":0}`) != 202 {
 		if time.Now().After(deadline) {
 			t.Fatal("the public URL never answered 202")
@@ -399,7 +398,7 @@ func TestRelayProcesses(t *testing.T) {
 			t.Fatalf("relay queue depth %s after the kill, want 1 (the delivery not acked)", q)
 		}
 		d = procDesktop(t, rerunBin, data)
-		for deadline := time.Now().Add(20 * time.Second); queueDepth(t, relayURL) != "0"; time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(waittest.Patience); queueDepth(t, relayURL) != "0"; time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("relay queue depth %s after the restart, want 0 (redelivered and acked)", queueDepth(t, relayURL))
 			}

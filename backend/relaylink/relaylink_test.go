@@ -15,6 +15,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
 )
@@ -22,14 +23,14 @@ import (
 // waitRelay polls w's relay status until ok says yes.
 func waitRelay(t *testing.T, w *workspace.Workspace, what string, ok func(relaylink.Status) bool) relaylink.Status {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		s := w.Relay.Status()
 		if ok(s) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("relay status %+v: not %s after 10 s", s, what)
+			t.Fatalf("relay status %+v: not %s after %s", s, what, waittest.Patience)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -63,7 +64,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 		select {
 		case c := <-changes:
 			published = c.Kind == relaylink.KindStatus && c.Workspace == w.Info().ID
-		case <-time.After(5 * time.Second):
+		case <-time.After(waittest.Patience):
 			t.Fatal("no relay.status change published")
 		}
 	}
@@ -84,7 +85,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res *http.Response
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		res, err = http.Post(st.HookBase+token, "application/json", strings.NewReader(`{"order":7}`))
 		if err != nil {
@@ -109,7 +110,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 	if err := w.Triggers.Delete(ctx, tr.ID); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(waittest.Patience)
 	for {
 		res, err := http.Post(st.HookBase+token, "application/json", strings.NewReader(`{}`))
 		if err != nil {
@@ -120,7 +121,7 @@ func TestRelayLinkDeliversPublicWebhooks(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("public URL of a deleted trigger: %d after 10 s, want 404", res.StatusCode)
+			t.Fatalf("public URL of a deleted trigger: %d after %s, want 404", res.StatusCode, waittest.Patience)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/template"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // syncPair is one workspace on two devices (two data dirs) and the relay
@@ -422,7 +423,7 @@ func TestServeCarriesASoulEdit(t *testing.T) {
 	if _, err := p.a.Agents.Update(ctx, ag.ID, agent.Update{Soul: &soul}); err != nil {
 		t.Fatal(err)
 	}
-	for time.Since(start) < 10*time.Second {
+	for time.Since(start) < waittest.Patience {
 		if got, _ := p.b.Agents.Get(ctx, ag.ID); got.Soul == soul {
 			t.Logf("soul edit on A visible on B after %v", time.Since(start).Round(time.Millisecond))
 			if st := p.b.Replica.Status(); st.LastSync.IsZero() || st.LastError != "" {
@@ -432,7 +433,7 @@ func TestServeCarriesASoulEdit(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("the soul edit did not reach B within 10 s")
+	t.Fatalf("the soul edit did not reach B within %s", waittest.Patience)
 }
 
 // Two devices apart both write a Brain page titled "Pricing": after they

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/replica"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // syncedRows reads every synced row of the workspace database at path
@@ -79,7 +80,7 @@ func dumpDB(t *testing.T, db *sql.DB) map[string][]string {
 // converged waits until both databases hold the same synced rows.
 func converged(t *testing.T, a, b, what string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		ra, rb := syncedRows(t, a), syncedRows(t, b)
 		if reflect.DeepEqual(ra, rb) {
@@ -91,7 +92,7 @@ func converged(t *testing.T, a, b, what string) {
 					t.Errorf("%s: table %s differs:\nA %v\nB %v", what, tb, ra[tb], rb[tb])
 				}
 			}
-			t.Fatalf("%s: the devices did not converge in 60 s", what)
+			t.Fatalf("%s: the devices did not converge in %s", what, waittest.Patience)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -191,7 +192,7 @@ func TestSyncProcesses(t *testing.T) {
 	if stB["automations_device"] != false || stB["connected"] != true {
 		t.Fatalf("B's relay status %v: want connected, not the automations device", stB)
 	}
-	for deadline := time.Now().Add(20 * time.Second); post(t, created.PublicURL, `{"n":0}`) != 202; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(waittest.Patience); post(t, created.PublicURL, `{"n":0}`) != 202; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the public URL never answered 202")
 		}
@@ -271,10 +272,10 @@ func TestSyncProcesses(t *testing.T) {
 			t.Fatalf("webhook %d: %d", i+1, got)
 		}
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for runCount(t, dbA, session) < n+1 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
+	waittest.Progress(t, "runs of the 1,000 webhooks", waittest.Stall, func() (int, bool) {
+		runs := runCount(t, dbA, session)
+		return runs, runs >= n+1
+	})
 	close(stop)
 	cuts.Wait()
 	waitCount(t, dbA, session, n+1, "1,000 webhooks with random disconnects")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/replica/replicatest"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
@@ -70,7 +71,7 @@ func (s *stuckRelay) Pull(ctx context.Context, after int64, limit int) (protocol
 
 func TestPullStopsWhenThePageDoesNotAdvance(t *testing.T) {
 	_, e := boundsEngine(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	s := &stuckRelay{}
 	err := e.Sync(ctx, bytes.Repeat([]byte{7}, KeySize), s)

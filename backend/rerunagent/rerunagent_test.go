@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
@@ -22,6 +21,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func firstBox(t *testing.T, w *workspace.Workspace) string {
@@ -168,7 +168,7 @@ func ask(t *testing.T, w *workspace.Workspace, a agent.Agent, msg string) run.Ru
 
 func wait(t *testing.T, w *workspace.Workspace, id string) run.Run {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	r, err := w.Runs.Wait(ctx, id)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // notes records the notices the runtime raises.
@@ -496,7 +497,7 @@ func TestPauseSurvivesRestart(t *testing.T) {
 	}
 	defer child.Process.Kill()
 	svc, _, _, closeDB = services(t, dir, fake) // reads while the child writes (WAL)
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	var p run.Pause
 	for {
 		ps, _ := svc.Pauses(ctx, run.PauseFilter{Status: pause.Open})
@@ -527,7 +528,7 @@ func TestPauseSurvivesRestart(t *testing.T) {
 	if _, err := svc.Answer(ctx, p.ID, json.RawMessage(`{"answers":["yes, go"]}`)); err != nil {
 		t.Fatal(err)
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	waitCtx, cancel := context.WithTimeout(ctx, waittest.Patience)
 	defer cancel()
 	r, err := svc.Wait(waitCtx, p.RunID)
 	if err != nil || r.Status != run.Done || r.Output != "Proceeding, as you said." {

@@ -17,6 +17,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // services opens the run service over an existing workspace folder.
@@ -89,7 +90,7 @@ func TestCrashResume(t *testing.T) {
 	defer child.Process.Kill()
 
 	// Wait until the tool call is committed and the command is running.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		if b, _ := os.ReadFile(marker); len(b) > 0 {
 			break
@@ -120,7 +121,7 @@ func TestCrashResume(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("runs after restart = %d, want 1", len(runs))
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	waitCtx, cancel := context.WithTimeout(ctx, waittest.Patience)
 	defer cancel()
 	r, err := svc.Wait(waitCtx, runs[0].ID)
 	if err != nil || r.Status != run.Done {

@@ -20,6 +20,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // models is the run.Models of the tests: a real registry (real SDKs) pointed
@@ -174,7 +175,7 @@ func (f *fixture) start(a agent.Agent, text string) run.Run {
 
 func (f *fixture) wait(id string) run.Run {
 	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	r, err := f.svc.Wait(ctx, id)
 	if err != nil {
@@ -221,7 +222,7 @@ func TestTextAnswerBothProviders(t *testing.T) {
 				t.Errorf("request: stream=%v system=%q; want streaming with the soul and handle", req.Stream, req.System)
 			}
 			var deltas []string
-			timeout := time.After(5 * time.Second)
+			timeout := time.After(waittest.Patience)
 		collect:
 			for {
 				select {

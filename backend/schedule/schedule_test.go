@@ -11,6 +11,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // monday is a Monday morning in Berlin, the tests' default zone.
@@ -364,7 +365,7 @@ func assertOncePerTime(t *testing.T, e *env, schedules, minutes int) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out waiting")

@@ -12,6 +12,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // served opens a data directory with cfg and serves it until the test ends.
@@ -49,7 +50,7 @@ func TestScheduleLoopServesWithTheWorkspace(t *testing.T) {
 	if sch.Timezone != "Europe/Berlin" {
 		t.Errorf("timezone %q, want the user's Europe/Berlin", sch.Timezone)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		runs, err := w.Runs.List(ctx, run.ListOptions{SessionID: sch.SessionID})
 		if err != nil {
@@ -62,7 +63,7 @@ func TestScheduleLoopServesWithTheWorkspace(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no run of the one-off after 10 s (runs %v)", runs)
+			t.Fatalf("no run of the one-off after %s (runs %v)", waittest.Patience, runs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -14,13 +14,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // TestSecretsCanary stores 50 variables, has an agent's shell command print
@@ -83,7 +83,7 @@ func TestSecretsCanary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	waitCtx, cancel := context.WithTimeout(ctx, waittest.Patience)
 	defer cancel()
 	if r, err = w.Runs.Wait(waitCtx, r.ID); err != nil || r.Status != run.Done {
 		t.Fatalf("run = %s %v %s", r.Status, err, r.Error)

@@ -20,6 +20,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // TestHookProcess is the process TestHookSurvivesKill kills: it serves one
@@ -66,7 +67,7 @@ func TestHookSurvivesKill(t *testing.T) {
 	}
 	defer child.Process.Kill()
 	var url []byte
-	for deadline := time.Now().Add(20 * time.Second); len(url) == 0; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(waittest.Patience); len(url) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the hook process never started")
 		}
@@ -99,7 +100,7 @@ func TestHookSurvivesKill(t *testing.T) {
 	go func() { h.Serve(ctx); close(done) }()
 	defer func() { stop(); <-done; h.Close() }()
 	w, _ := h.Workspace(h.Current())
-	waitCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	waitCtx, cancel := context.WithTimeout(ctx, waittest.Patience)
 	defer cancel()
 	r, err := w.Runs.Wait(waitCtx, accepted.RunID)
 	if err != nil || r.Status != run.Done || r.Source != run.SourceTrigger || !strings.Contains(r.Input, "A-1042") {

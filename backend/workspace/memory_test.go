@@ -11,6 +11,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/memory/memorytest"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // Memories written while no embedder was configured are embedded in the
@@ -49,7 +50,7 @@ func TestServeReembedsWithProgress(t *testing.T) {
 	go func() { h.Serve(sctx); close(served) }()
 	defer func() { cancel(); <-served }()
 
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(waittest.Patience)
 	for progress := ""; progress != "2/2"; {
 		select {
 		case c := <-events:

@@ -94,7 +94,7 @@ describe('automations', () => {
     // Run now: a manual fire in the history, with the run the fake model answered.
     await card.getByTestId('schedule-run-now').click();
     const fire = card.locator('[data-testid="fire"][data-outcome="manual"]');
-    await fire.waitFor({ timeout: 10_000 });
+    await fire.waitFor();
     assert.match(await fire.textContent(), /Manual/);
     const [f] = await call('GET', `/api/workspaces/${wsId}/schedules/${s.id}/history`);
     assert.equal(f.outcome, 'manual');
@@ -205,7 +205,7 @@ describe('automations', () => {
     const { run_id: runId } = await res.json();
     assert.ok(runId);
     const row = card.locator('[data-testid="delivery"][data-status="202"]');
-    await row.waitFor({ timeout: 10_000 });
+    await row.waitFor();
     assert.match(await row.textContent(), /POST/);
     const run = await ended(runId);
     assert.equal(run.status, 'done');
@@ -253,7 +253,7 @@ describe('automations', () => {
     await payload.fill('{"order": 42, "item": "coffee"}');
     await test.getByTestId('trigger-test-send').click();
     const result = test.getByTestId('trigger-test-result');
-    await result.waitFor({ timeout: 10_000 });
+    await result.waitFor();
     assert.match(await result.textContent(), /test/);
     await shoot(page, 'automations-test');
     await test.getByTestId('trigger-test-run').click();

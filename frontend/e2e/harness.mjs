@@ -67,7 +67,7 @@ export async function startFakeLLM() {
   const proc = spawn(fakeLLMBinary(), [], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`fakellm printed no URL in 10s: ${out}`)), 10_000);
+    const timer = setTimeout(() => rej(new Error(`fakellm printed no URL in ${PATIENCE} ms: ${out}`)), PATIENCE);
     proc.stdout.on('data', (d) => {
       out += d;
       const line = out.split('\n')[0];
@@ -119,7 +119,7 @@ export async function startServer({ dataDir, llm, onboarding = false } = {}) {
   });
   const url = await new Promise((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`rerun serve printed no URL in 20s.\nstdout: ${out}\nstderr: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => rej(new Error(`rerun serve printed no URL in ${PATIENCE} ms.\nstdout: ${out}\nstderr: ${stderr}`)), PATIENCE);
     proc.stdout.on('data', (d) => {
       out += d;
       const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out);
@@ -151,9 +151,24 @@ export async function startServer({ dataDir, llm, onboarding = false } = {}) {
   };
 }
 
+/**
+ * How long a test waits for one thing that makes no countable progress (an
+ * element, a process printing its address). Far above what any takes on a
+ * loaded machine: a slow machine makes a test slower, never failing.
+ */
+export const PATIENCE = 120_000;
+
+/** Launches Chromium; every context it opens waits up to PATIENCE (Playwright's own default is 30 s). */
 export async function launchBrowser() {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(PATIENCE);
+    return context;
+  };
+  return browser;
 }
 
 /** A page signed in to the server (opening /?token=… sets the cookie and redirects to /). */
@@ -253,12 +268,10 @@ export function apiClient(server) {
 
 /** Waits until a run has ended and returns it. */
 export async function runEnded(call, wsId, runId) {
-  for (let i = 0; i < 100; i++) {
+  return until(`run ${runId} to end`, async () => {
     const r = await call('GET', `/api/workspaces/${wsId}/runs/${runId}`);
-    if (['done', 'failed', 'cancelled'].includes(r.status)) return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`run ${runId} did not end`);
+    return ['done', 'failed', 'cancelled'].includes(r.status) && r;
+  });
 }
 
 export async function closePanel(page) {
@@ -267,7 +280,7 @@ export async function closePanel(page) {
 }
 
 /** Polls fn every 50 ms until it returns something truthy (returned), or throws after ms. */
-export async function until(what, fn, ms = 20_000) {
+export async function until(what, fn, ms = PATIENCE) {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -276,6 +289,7 @@ export async function until(what, fn, ms = 20_000) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
 
 let builtRelay;
 
@@ -305,7 +319,7 @@ export function startRelay(db, { listen = '127.0.0.1:0', args = [] } = {}) {
   };
   return new Promise((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`rerun-relay printed no address: ${out}`)), 20_000);
+    const timer = setTimeout(() => rej(new Error(`rerun-relay printed no address in ${PATIENCE} ms: ${out}`)), PATIENCE);
     const read = (d) => {
       out += d;
       const m = /rerun-relay listening on (http:\/\/\S+)/.exec(out);

@@ -38,7 +38,7 @@ async function say(page, text) {
 
 /** Makes the fake model call a tool with these arguments, once the last run ended. */
 async function useTool(page, name, args) {
-  await page.getByTestId('chat-status').waitFor({ state: 'detached', timeout: 10_000 });
+  await page.getByTestId('chat-status').waitFor({ state: 'detached' });
   await say(page, `use tool ${name} ${JSON.stringify(args)}`);
 }
 
@@ -66,7 +66,7 @@ describe('human in the loop', () => {
       ],
     });
     const q = card(page, 'question');
-    await q.waitFor({ timeout: 10_000 });
+    await q.waitFor();
     assert.equal(await page.getByTestId('chat-input').count(), 0, 'the card replaces the message box');
     assert.match(await q.locator('h3').textContent(), /2 questions for you/);
     assert.equal(await q.getByTestId('question').count(), 2);
@@ -76,7 +76,7 @@ describe('human in the loop', () => {
     await page.getByTestId('chat-pause').getByText('Asked you 2 questions').waitFor();
 
     // The board marks Ada as waiting and the bell counts the question.
-    await agent(page, ada.handle).locator('[data-testid="agent-waiting"]').waitFor({ timeout: 5000 });
+    await agent(page, ada.handle).locator('[data-testid="agent-waiting"]').waitFor();
     assert.equal(await agent(page, ada.handle).getAttribute('data-waiting'), 'true');
     await page.getByTestId('bell-count').getByText('1').waitFor();
 
@@ -93,15 +93,15 @@ describe('human in the loop', () => {
     await shoot(page, 'pause-question');
 
     await submit.click();
-    await q.waitFor({ state: 'detached', timeout: 5000 });
-    await page.getByTestId('msg-agent').filter({ hasText: 'Tool said: The person answered' }).waitFor({ timeout: 10_000 });
+    await q.waitFor({ state: 'detached' });
+    await page.getByTestId('msg-agent').filter({ hasText: 'Tool said: The person answered' }).waitFor();
     const resume = page.getByTestId('chat-resume');
     await resume.getByText('You answered').waitFor();
     assert.match(await resume.textContent(), /EU \(Frankfurt\)/);
     assert.match(await resume.textContent(), /Email, Slack, a pager/);
     await page.getByTestId('chat-input').waitFor();
     assert.equal(await page.getByTestId('tool-row').filter({ hasText: 'ask_question' }).count(), 0, 'the pause rows stand for the tool call');
-    await agent(page, ada.handle).locator('[data-testid="agent-waiting"]').waitFor({ state: 'detached', timeout: 5000 });
+    await agent(page, ada.handle).locator('[data-testid="agent-waiting"]').waitFor({ state: 'detached' });
     assert.deepEqual(page.errors, []);
   });
 
@@ -122,7 +122,7 @@ describe('human in the loop', () => {
       ],
     });
     const a = card(page, 'approval');
-    await a.waitFor({ timeout: 10_000 });
+    await a.waitFor();
     assert.equal(await a.getByTestId('approval-item').count(), 3);
     await a.getByTestId('detail-command').getByText('echo marker-one').waitFor();
     await a.getByTestId('detail-target').getByText('releases/2024-old/').waitFor();
@@ -143,8 +143,8 @@ describe('human in the loop', () => {
     await a.getByTestId('approval-item').nth(2).screenshot({ path: shotPath('pause-approval-diff.png') });
 
     await submit.click();
-    await a.waitFor({ state: 'detached', timeout: 5000 });
-    await page.getByTestId('msg-agent').filter({ hasText: /Tool said: The person's decisions/ }).waitFor({ timeout: 10_000 });
+    await a.waitFor({ state: 'detached' });
+    await page.getByTestId('msg-agent').filter({ hasText: /Tool said: The person's decisions/ }).waitFor();
     const approved = page.getByTestId('tool-row').filter({ has: page.getByTestId('tool-decision') });
     await approved.nth(1).waitFor();
     assert.equal(await approved.count(), 2);
@@ -171,16 +171,16 @@ describe('human in the loop', () => {
   test('ask first: a shell command waits for approval; the switch lives in Settings', async () => {
     await say(page, 'use tool run_command {"command":"echo policy-ok"}');
     const a = card(page, 'approval');
-    await a.waitFor({ timeout: 10_000 });
+    await a.waitFor();
     await a.getByTestId('policy-badge').waitFor();
     await a.getByTestId('detail-command').getByText('echo policy-ok').waitFor();
     await page.screenshot({ path: shotPath('pause-policy.png') });
     await a.getByTestId('approve').click();
     await a.getByTestId('pause-submit').click();
-    await a.waitFor({ state: 'detached', timeout: 5000 });
+    await a.waitFor({ state: 'detached' });
     const row = page.locator('[data-testid="tool-row"][data-decision="approved"]').filter({ hasText: 'policy-ok' });
-    await row.waitFor({ timeout: 10_000 });
-    await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*policy-ok/ }).waitFor({ timeout: 10_000 });
+    await row.waitFor();
+    await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*policy-ok/ }).waitFor();
 
     await openTab(page, 'Settings');
     const section = page.getByTestId('ask-first');
@@ -207,7 +207,7 @@ describe('human in the loop', () => {
       url: 'https://dashboard.stripe.com/apikeys',
     });
     const c = card(page, 'credential');
-    await c.waitFor({ timeout: 10_000 });
+    await c.waitFor();
     await c.getByText('the agent only learns that ${STRIPE_KEY} was filled').waitFor();
     const field = c.getByTestId('credential-value');
     assert.equal(await field.getAttribute('type'), 'password');
@@ -220,7 +220,7 @@ describe('human in the loop', () => {
     await field.fill(SECRET);
     await shoot(page, 'pause-credential');
     await c.getByTestId('pause-submit').click();
-    await c.waitFor({ state: 'detached', timeout: 5000 });
+    await c.waitFor({ state: 'detached' });
     await page.getByTestId('chat-resume').getByText('You filled ${STRIPE_KEY}').waitFor();
     await page.getByTestId('msg-agent').filter({ hasText: /Tool said:/ }).last().waitFor();
 
@@ -271,7 +271,7 @@ describe('human in the loop', () => {
       ],
     });
     const c = card(page, 'connector');
-    await c.waitFor({ timeout: 10_000 }).catch(async (err) => {
+    await c.waitFor().catch(async (err) => {
       await page.screenshot({ path: shotPath('debug-connector.png') });
       throw err;
     });
@@ -289,7 +289,7 @@ describe('human in the loop', () => {
     await c.getByRole('button', { name: 'Hide the value' }).click();
     await shoot(page, 'pause-connector');
     await submit.click();
-    await c.waitFor({ state: 'detached', timeout: 5000 });
+    await c.waitFor({ state: 'detached' });
     const resume = page.getByTestId('chat-resume').filter({ hasText: 'You connected Acme Code' });
     await resume.waitFor();
     assert.match(await resume.textContent(), /acme/);
@@ -298,23 +298,23 @@ describe('human in the loop', () => {
 
   test('a notification reaches a toast, the bell and To handle; a pause there opens its chat', async () => {
     await useTool(page, 'notify', { kind: 'done', title: 'Invoice report ready', body: 'Saved as reports/invoices.md' });
-    await page.getByTestId('toast').filter({ hasText: 'Ada Lovelace: Invoice report ready' }).waitFor({ timeout: 10_000 });
-    await page.getByTestId('bell-count').getByText('1').waitFor({ timeout: 5000 });
+    await page.getByTestId('toast').filter({ hasText: 'Ada Lovelace: Invoice report ready' }).waitFor();
+    await page.getByTestId('bell-count').getByText('1').waitFor();
 
     // A question waits too: the bell counts both.
     await useTool(page, 'ask_question', { questions: [{ question: 'Ship it today?', options: ['Yes', 'No'] }] });
-    await card(page, 'question').waitFor({ timeout: 10_000 });
-    await page.getByTestId('bell-count').getByText('2').waitFor({ timeout: 5000 });
+    await card(page, 'question').waitFor();
+    await page.getByTestId('bell-count').getByText('2').waitFor();
 
     // A paused run reads "waiting for you" in Monitoring.
     await openTab(page, 'Monitoring');
-    await page.getByTestId('run-row').first().getByText('waiting for you').waitFor({ timeout: 5000 });
+    await page.getByTestId('run-row').first().getByText('waiting for you').waitFor();
 
     await page.getByTestId('bell').click();
     const panel = page.getByTestId('notifications-panel');
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
-    await page.getByTestId('agent-panel').waitFor({ timeout: 1000 }); // Escape closed the popover only
+    await page.getByTestId('agent-panel').waitFor(); // Escape closed the popover only
     await page.getByTestId('bell').click();
     await panel.getByTestId('notification').filter({ hasText: 'Invoice report ready' }).waitFor();
     const rows = await panel.getByTestId('notification').allTextContents();
@@ -344,9 +344,9 @@ describe('human in the loop', () => {
     const q = card(page, 'question');
     await q.getByRole('button', { name: 'Yes' }).click();
     await q.getByTestId('pause-submit').click();
-    await q.waitFor({ state: 'detached', timeout: 5000 });
-    await page.getByTestId('bell-count').waitFor({ state: 'detached', timeout: 5000 });
-    await page.getByTestId('tohandle-count').waitFor({ state: 'detached', timeout: 5000 });
+    await q.waitFor({ state: 'detached' });
+    await page.getByTestId('bell-count').waitFor({ state: 'detached' });
+    await page.getByTestId('tohandle-count').waitFor({ state: 'detached' });
     assert.deepEqual(page.errors, []);
   });
 

@@ -162,7 +162,7 @@ describe('memory and skills', () => {
 
     // A memory written elsewhere (another window, the agent) shows up live.
     await call('POST', `/api/workspaces/${wsId}/agents/${agentId}/memories`, { text: 'The CFO is Dana Whitfield' });
-    await memoryWith(page, 'The CFO is Dana Whitfield').waitFor({ timeout: 5000 });
+    await memoryWith(page, 'The CFO is Dana Whitfield').waitFor();
 
     await page.getByTestId('memory-new').fill('');
     await page.mouse.move(0, 0);

@@ -29,11 +29,11 @@ test('without a key a chat explains where to add one; saving it there fixes the 
   await input.fill('hello');
   await input.press('Enter');
   const error = page.getByTestId('chat-error');
-  await error.waitFor({ timeout: 10_000 });
+  await error.waitFor();
   assert.match(await error.textContent(), /Settings → Models/);
   // The board marks the agent whose last run failed.
   const mark = agent(page, ada).getByTestId('agent-failed');
-  await mark.waitFor({ timeout: 5000 });
+  await mark.waitFor();
   assert.equal(await mark.locator('title').textContent(), 'Last run failed');
   await page.screenshot({ path: shotPath('failed-mark.png') });
 
@@ -60,8 +60,8 @@ test('without a key a chat explains where to add one; saving it there fixes the 
 
   await input.fill('hello');
   await input.press('Enter');
-  await page.getByTestId('msg-agent').filter({ hasText: 'You said: hello' }).waitFor({ timeout: 10_000 });
-  await mark.waitFor({ state: 'detached', timeout: 5000 });
+  await page.getByTestId('msg-agent').filter({ hasText: 'You said: hello' }).waitFor();
+  await mark.waitFor({ state: 'detached' });
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -5,7 +5,7 @@
 // which the Brain view shows.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { apiClient, launchBrowser, openApp, shoot, startFakeLLM, startServer } from './harness.mjs';
+import { apiClient, launchBrowser, openApp, shoot, startFakeLLM, startServer, until } from './harness.mjs';
 
 process.env.RERUN_KEYCHAIN = 'off';
 let browser;
@@ -32,7 +32,7 @@ test('first start shows the Foreman’s card; skip sticks after a reload', async
   const { server, context, call, wsId } = await start();
   const page = await openApp(context, server);
   const card = firstCard(page);
-  await card.waitFor({ timeout: 10_000 });
+  await card.waitFor();
   assert.equal(await card.getByTestId('question').count(), 6, 'company, offer, customers, tone, tools, website');
   assert.match(await card.innerText(), /What is your company called\?/);
   assert.match(await page.getByTestId('agent-panel').innerText(), /Foreman/);
@@ -56,7 +56,7 @@ test('answering the card with a model writes a Brain page', async () => {
   const { server, context, call, wsId } = await start({ llm });
   const page = await openApp(context, server);
   const card = firstCard(page);
-  await card.waitFor({ timeout: 10_000 });
+  await card.waitFor();
   const answers = ['Skyline Kites', 'Handmade stunt kites', 'Kite schools', 'Friendly and plain', 'Gmail', 'We have no website'];
   const questions = card.getByTestId('question');
   for (let i = 0; i < answers.length; i++) await questions.nth(i).getByTestId('other').fill(answers[i]);
@@ -64,11 +64,7 @@ test('answering the card with a model writes a Brain page', async () => {
   await card.waitFor({ state: 'detached' });
 
   // The fake model reads the answers back and ends: onboarding is done.
-  for (let i = 0; ; i++) {
-    if ((await call('GET', `/api/workspaces/${wsId}/onboarding`)).state === 'done') break;
-    assert.ok(i < 100, 'onboarding never finished');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('onboarding to finish', async () => (await call('GET', `/api/workspaces/${wsId}/onboarding`)).state === 'done');
   await page.getByTestId('foreman-spot').waitFor({ state: 'detached' });
 
   await page.getByTestId('open-brain').click();

@@ -130,7 +130,7 @@ describe('relay', () => {
     await page.getByTestId('open-settings').click();
     await page.getByRole('menuitem', { name: /Relay/ }).click();
     const dlg = page.getByTestId('relay-dialog');
-    await dlg.getByTestId('relay-connected').filter({ hasText: /^Connected$/ }).waitFor({ timeout: 20_000 });
+    await dlg.getByTestId('relay-connected').filter({ hasText: /^Connected$/ }).waitFor();
     const letter = dlg.getByTestId('relay-dead-letter');
     await until('the dead letter', async () => {
       if ((await letter.count()) > 0) return true;

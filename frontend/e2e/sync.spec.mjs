@@ -94,15 +94,15 @@ describe('device sync', () => {
     await dlg.waitFor({ state: 'detached' });
 
     await until('the workspace switched on B', async () => (await callB('GET', '/api/workspaces')).current === wsId);
-    await agent(pageB, ada.handle).waitFor({ timeout: 20_000 });
+    await agent(pageB, ada.handle).waitFor();
     const pill = pageB.getByTestId('sync-status');
-    await pill.filter({ hasText: /Synced|Connected/ }).waitFor({ timeout: 20_000 });
+    await pill.filter({ hasText: /Synced|Connected/ }).waitFor();
 
     await callA('PATCH', `/api/workspaces/${wsId}/agents/${ada.id}`, { name: 'Ada Byron' });
-    await pageB.locator(`[data-testid="agent"][aria-label^="Ada Byron"]`).waitFor({ timeout: 10_000 });
+    await pageB.locator(`[data-testid="agent"][aria-label^="Ada Byron"]`).waitFor();
     const onB = await callB('GET', `/api/workspaces/${wsId}/agents/${ada.id}`);
     assert.equal(onB.soul, 'You count.', 'the soul came along');
-    await pill.filter({ hasText: /Synced/ }).waitFor({ timeout: 20_000 });
+    await pill.filter({ hasText: /Synced/ }).waitFor();
     await shoot(pageB, 'sync-pill');
   });
 

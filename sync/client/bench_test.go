@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
@@ -29,7 +30,7 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 			return run, err
 		}
 	})
-	eventually(b, 10*time.Second, "not connected", func() bool { return d.Status().Connected })
+	waittest.Until(b, "not connected", func() bool { return d.Status().Connected })
 	body := `{"type":"order.created","data":{"id":"ord_123","amount":4200,"currency":"eur","customer":"cus_9"}}`
 	latencies := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
@@ -41,8 +42,8 @@ func BenchmarkDeliveryLatency(b *testing.B) {
 		select {
 		case at := <-queued:
 			latencies = append(latencies, at.Sub(t0))
-		case <-time.After(10 * time.Second):
-			b.Fatal("not delivered in 10 s")
+		case <-time.After(waittest.Patience):
+			b.Fatal("not delivered")
 		}
 	}
 	b.StopTimer()

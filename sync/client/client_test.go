@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
@@ -73,21 +74,11 @@ func post(t testing.TB, url, body string, header http.Header) int {
 	return res.StatusCode
 }
 
-// eventually polls cond every 10 ms until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-	}
-}
-
 func TestDeliver(t *testing.T) {
 	r := relaytest.Start(t, relay.Config{})
 	l := r.Link(t) // no tokens: the desktop registers them
 	d := startDesktop(t, r.URL, l, []string{"tok_a"}, nil)
-	eventually(t, 10*time.Second, "the desktop did not register its tokens", func() bool {
+	waittest.Until(t, "the desktop did not register its tokens", func() bool {
 		_, err := r.Store.TokenWorkspace(context.Background(), protocol.TokenHash("tok_a"))
 		return err == nil
 	})
@@ -95,7 +86,7 @@ func TestDeliver(t *testing.T) {
 	if got := post(t, r.URL+"/h/tok_a?x=1", `{"n":1}`, h); got != http.StatusAccepted {
 		t.Fatalf("got %d, want 202", got)
 	}
-	eventually(t, 10*time.Second, "no run queued", func() bool { return d.intake.counts(t).Runs == 1 })
+	waittest.Until(t, "no run queued", func() bool { return d.intake.counts(t).Runs == 1 })
 	var method, query, header, body string
 	d.intake.db.QueryRow(`SELECT method, query, header, body FROM runs`).Scan(&method, &query, &header, &body)
 	if method != "POST" || query != "x=1" || body != `{"n":1}` {
@@ -111,7 +102,7 @@ func TestDeliver(t *testing.T) {
 			t.Errorf("headers %s still hold %s", header, gone)
 		}
 	}
-	eventually(t, 10*time.Second, "the relay still holds the delivery", func() bool {
+	waittest.Until(t, "the relay still holds the delivery", func() bool {
 		st, _ := r.Store.Stats(context.Background())
 		return st.Pending == 0
 	})
@@ -162,13 +153,13 @@ func TestSignatureWindow(t *testing.T) {
 			}
 			retried := `rerun_relay_deliveries_total{result="retried"}`
 			if tc.delivered {
-				eventually(t, 10*time.Second, "not delivered", func() bool { return d.intake.counts(t).Runs == 1 })
+				waittest.Until(t, "not delivered", func() bool { return d.intake.counts(t).Runs == 1 })
 				if n := metric(t, r.URL, retried); n != 0 {
 					t.Errorf("got %d nacks, want 0", n)
 				}
 				return
 			}
-			eventually(t, 10*time.Second, "the desktop did not nack the frame", func() bool { return metric(t, r.URL, retried) >= 1 })
+			waittest.Until(t, "the desktop did not nack the frame", func() bool { return metric(t, r.URL, retried) >= 1 })
 			if c := d.intake.counts(t); c.Calls != 0 || c.Runs != 0 {
 				t.Errorf("got %+v, want no call and no run", c)
 			}
@@ -186,7 +177,7 @@ func TestRetryAfterNack(t *testing.T) {
 	if got := post(t, r.URL+"/h/tok", "{}", nil); got != http.StatusAccepted {
 		t.Fatalf("got %d, want 202", got)
 	}
-	eventually(t, 10*time.Second, "not delivered after the nack", func() bool { return d.intake.counts(t).Calls == 1 })
+	waittest.Until(t, "not delivered after the nack", func() bool { return d.intake.counts(t).Calls == 1 })
 	if n := metric(t, r.URL, `rerun_relay_deliveries_total{result="retried"}`); n != 1 {
 		t.Errorf("got %d retries, want 1", n)
 	}
@@ -203,7 +194,7 @@ func TestRefused(t *testing.T) {
 	if got := post(t, r.URL+"/h/tok", "{}", nil); got != http.StatusAccepted {
 		t.Fatalf("got %d, want 202", got)
 	}
-	eventually(t, 10*time.Second, "not refused", func() bool {
+	waittest.Until(t, "not refused", func() bool {
 		return metric(t, r.URL, `rerun_relay_deliveries_total{result="refused"}`) == 1
 	})
 	if st, _ := r.Store.Stats(context.Background()); st.Pending != 0 || st.DeadLetters != 0 {
@@ -227,7 +218,7 @@ func TestDeadLetterReplay(t *testing.T) {
 		t.Fatalf("expired %d (%v), want 1", n, err)
 	}
 	d := startDesktop(t, r.URL, l, []string{"tok"}, nil)
-	eventually(t, 10*time.Second, "not connected", func() bool { return d.Status().Connected })
+	waittest.Until(t, "not connected", func() bool { return d.Status().Connected })
 	list, err := d.DeadLetters(context.Background(), 0)
 	if err != nil || len(list) != 1 || list[0].Size != len(`{"late":true}`) || list[0].TokenHash != protocol.TokenHash("tok") {
 		t.Fatalf("got %+v (%v), want one dead letter of 13 bytes for tok", list, err)
@@ -238,7 +229,7 @@ func TestDeadLetterReplay(t *testing.T) {
 	if err := d.Replay(context.Background(), list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the replay was not delivered", func() bool { return d.intake.counts(t).Runs == 1 })
+	waittest.Until(t, "the replay was not delivered", func() bool { return d.intake.counts(t).Runs == 1 })
 	if err := d.Replay(context.Background(), list[0].ID); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("second replay: got %v, want ErrNotFound", err)
 	}
@@ -254,13 +245,13 @@ func TestTokensChanged(t *testing.T) {
 	d := startDesktop(t, r.URL, l, nil, func(c *client.Config) {
 		c.TokenHashes = func(context.Context) ([]string, error) { return hashes(*tokens.Load()), nil }
 	})
-	eventually(t, 10*time.Second, "tok_a not registered", func() bool { return post(t, r.URL+"/h/tok_a", "{}", nil) == http.StatusAccepted })
+	waittest.Until(t, "tok_a not registered", func() bool { return post(t, r.URL+"/h/tok_a", "{}", nil) == http.StatusAccepted })
 	if got := post(t, r.URL+"/h/tok_b", "{}", nil); got != http.StatusNotFound {
 		t.Fatalf("tok_b before the change: got %d, want 404", got)
 	}
 	tokens.Store(&[]string{"tok_b"}) // tok_a rotated to tok_b
 	d.TokensChanged()
-	eventually(t, 10*time.Second, "tok_b not registered", func() bool { return post(t, r.URL+"/h/tok_b", "{}", nil) == http.StatusAccepted })
+	waittest.Until(t, "tok_b not registered", func() bool { return post(t, r.URL+"/h/tok_b", "{}", nil) == http.StatusAccepted })
 	if got := post(t, r.URL+"/h/tok_a", "{}", nil); got != http.StatusNotFound {
 		t.Errorf("tok_a after the change: got %d, want 404", got)
 	}
@@ -273,7 +264,7 @@ func TestUnauthorized(t *testing.T) {
 	l := r.Link(t)
 	l.Secret = "rrs_wrong"
 	d := startDesktop(t, r.URL, l, nil, nil)
-	eventually(t, 10*time.Second, "no error reported", func() bool { return d.Status().Err == client.ErrUnauthorized.Error() })
+	waittest.Until(t, "no error reported", func() bool { return d.Status().Err == client.ErrUnauthorized.Error() })
 	if d.Status().Connected {
 		t.Error("connected with a wrong secret")
 	}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
@@ -110,10 +111,11 @@ func start(t *testing.T, name string, cmd *exec.Cmd) *proc {
 	return p
 }
 
-// waitFor returns the rest of the first line starting with prefix.
-func (p *proc) waitFor(prefix string, d time.Duration) string {
+// waitFor returns the rest of the first line starting with prefix; the
+// process has waittest.Patience to print it.
+func (p *proc) waitFor(prefix string) string {
 	p.t.Helper()
-	timeout := time.After(d)
+	timeout := time.After(waittest.Patience)
 	for {
 		select {
 		case l := <-p.lines:
@@ -123,7 +125,7 @@ func (p *proc) waitFor(prefix string, d time.Duration) string {
 		case <-p.done:
 			p.t.Fatalf("%s exited before printing %q", p.name, prefix)
 		case <-timeout:
-			p.t.Fatalf("%s did not print %q in %s", p.name, prefix, d)
+			p.t.Fatalf("%s did not print %q in %s", p.name, prefix, waittest.Patience)
 		}
 	}
 }
@@ -144,7 +146,7 @@ type relayProc struct {
 func startRelay(t *testing.T, db, addr string) *relayProc {
 	t.Helper()
 	p := start(t, "relay", exec.Command(relayBinary(t), "-db", db, "-listen", addr, "-v"))
-	url, _, _ := strings.Cut(p.waitFor("rerun-relay listening on", 20*time.Second), " ")
+	url, _, _ := strings.Cut(p.waitFor("rerun-relay listening on"), " ")
 	return &relayProc{proc: p, db: db, addr: strings.TrimPrefix(url, "http://"), URL: url}
 }
 
@@ -212,8 +214,9 @@ func TestChildDesktop(t *testing.T) {
 // settled waits until the relay holds no delivery.
 func settled(t *testing.T, relayURL string) {
 	t.Helper()
-	eventually(t, 30*time.Second, "the relay still holds deliveries", func() bool {
-		return metric(t, relayURL, "rerun_relay_queue_depth") == 0
+	waittest.Progress(t, "the relay's queue drains", 30*time.Second, func() (int, bool) {
+		depth := metric(t, relayURL, "rerun_relay_queue_depth")
+		return depth, depth == 0
 	})
 }
 
@@ -233,7 +236,7 @@ func linked(t *testing.T, stopAt string) (dir string, l protocol.Link, r *relayP
 	l = newWorkspace(t, db)
 	r = startRelay(t, db, "127.0.0.1:0")
 	desk = startDesktopProc(t, r.URL, l, dir, stopAt, "tok")
-	desk.waitFor("TOKENS 1", 20*time.Second)
+	desk.waitFor("TOKENS 1")
 	return dir, l, r, desk
 }
 
@@ -249,7 +252,7 @@ func accept(t *testing.T, r *relayProc, body string) {
 func deliveredOnce(t *testing.T, r *relayProc, dir string, calls int) *intake {
 	t.Helper()
 	in := openIntake(t, dir)
-	eventually(t, 20*time.Second, "not delivered", func() bool { return in.counts(t).Runs == 1 })
+	waittest.Until(t, "not delivered", func() bool { return in.counts(t).Runs == 1 })
 	settled(t, r.URL)
 	want(t, in.counts(t), counts{Runs: 1, Calls: calls, CalledDeliveries: 1})
 	return in
@@ -305,7 +308,7 @@ func TestDesktopKilledBeforeAck(t *testing.T) {
 		t.Run(tc.stopAt, func(t *testing.T) {
 			dir, l, r, desk := linked(t, tc.stopAt)
 			accept(t, r, `{}`)
-			id := desk.waitFor("STOPPED "+tc.stopAt, 20*time.Second)
+			id := desk.waitFor("STOPPED " + tc.stopAt)
 			desk.kill()
 
 			startDesktopProc(t, r.URL, l, dir, "", "tok")
@@ -330,7 +333,7 @@ func TestThousandWithDisconnects(t *testing.T) {
 	l := newWorkspace(t, db)
 	r := startRelay(t, db, "127.0.0.1:0")
 	px := startProxy(t, r.addr)
-	startDesktopProc(t, "http://"+px.addr(), l, dir, "", "tok").waitFor("TOKENS 1", 20*time.Second)
+	startDesktopProc(t, "http://"+px.addr(), l, dir, "", "tok").waitFor("TOKENS 1")
 
 	chaos, stopChaos := context.WithCancel(context.Background())
 	defer stopChaos()
@@ -370,7 +373,7 @@ func TestThousandWithDisconnects(t *testing.T) {
 	mid := in.counts(t).Runs
 	r = r.restart(t)
 
-	eventually(t, 60*time.Second, "not all delivered", func() bool { return in.counts(t).Runs >= n })
+	waittest.Progress(t, "deliveries", 30*time.Second, func() (int, bool) { runs := in.counts(t).Runs; return runs, runs >= n })
 	stopChaos()
 	settled(t, r.URL)
 	want(t, in.counts(t), counts{Runs: n, Calls: n, CalledDeliveries: n})

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
@@ -24,7 +25,7 @@ import (
 func startRelayPG(t *testing.T, name, u string) *relayProc {
 	t.Helper()
 	p := start(t, name, exec.Command(relayBinary(t), "-postgres", u, "-listen", "127.0.0.1:0", "-v"))
-	url, _, _ := strings.Cut(p.waitFor("rerun-relay listening on", 20*time.Second), " ")
+	url, _, _ := strings.Cut(p.waitFor("rerun-relay listening on"), " ")
 	return &relayProc{proc: p, addr: strings.TrimPrefix(url, "http://"), URL: url}
 }
 
@@ -43,7 +44,7 @@ func TestTwoRelayProcesses(t *testing.T) {
 
 	t.Run("webhooks", func(t *testing.T) {
 		dir := t.TempDir()
-		startDesktopProc(t, b.URL, l, dir, "", "tok").waitFor("TOKENS 1", 20*time.Second)
+		startDesktopProc(t, b.URL, l, dir, "", "tok").waitFor("TOKENS 1")
 		const n = 200
 		var wg sync.WaitGroup
 		jobs := make(chan int)
@@ -63,7 +64,7 @@ func TestTwoRelayProcesses(t *testing.T) {
 		close(jobs)
 		wg.Wait()
 		in := openIntake(t, dir)
-		eventually(t, 30*time.Second, "not all delivered", func() bool { return in.counts(t).Runs >= n })
+		waittest.Progress(t, "deliveries", 30*time.Second, func() (int, bool) { runs := in.counts(t).Runs; return runs, runs >= n })
 		settled(t, a.URL) // the queue depth is the shared store's
 		want(t, in.counts(t), counts{Runs: n, Calls: n, CalledDeliveries: n})
 	})
@@ -97,7 +98,7 @@ func TestTwoRelayProcesses(t *testing.T) {
 			if got != last {
 				t.Fatalf("dev_two heard %d, want %d", got, last)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(waittest.Patience):
 			t.Fatal("dev_two, on relay b, did not hear of the push through relay a")
 		}
 		page, err := two.Pull(context.Background(), 0, 0)

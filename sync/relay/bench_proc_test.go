@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
@@ -56,7 +57,7 @@ func relayProcesses(b *testing.B, u string, n int, tokens ...string) []string {
 			}
 			url, _, _ := strings.Cut(rest, " ")
 			urls = append(urls, url)
-		case <-time.After(20 * time.Second):
+		case <-time.After(waittest.Patience):
 			b.Fatal("rerun-relay did not start")
 		}
 	}

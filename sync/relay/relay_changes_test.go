@@ -22,6 +22,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
@@ -123,7 +124,7 @@ type socket struct {
 
 func dial(t *testing.T, r *relaytest.Relay, l protocol.Link, query string) *socket {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waittest.Patience)
 	defer cancel()
 	conn, _, err := websocket.Dial(ctx, r.URL+protocol.WorkspacePath(l.WorkspaceID, protocol.PathConnect)+query,
 		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + l.Secret}}})
@@ -151,7 +152,7 @@ func dial(t *testing.T, r *relaytest.Relay, l protocol.Link, query string) *sock
 	return s
 }
 
-// next returns the next frame (failing after 5 s).
+// next returns the next frame (failing after waittest.Stall without one).
 func (s *socket) next() protocol.Frame {
 	s.t.Helper()
 	select {
@@ -160,8 +161,8 @@ func (s *socket) next() protocol.Frame {
 			s.t.Fatal("the socket closed")
 		}
 		return f
-	case <-time.After(5 * time.Second):
-		s.t.Fatal("no frame in 5 s")
+	case <-time.After(waittest.Stall):
+		s.t.Fatalf("no frame in %s", waittest.Stall)
 	}
 	return protocol.Frame{}
 }
@@ -235,7 +236,7 @@ func TestDeviceSockets(t *testing.T) {
 		if code != 4001 {
 			t.Errorf("the replaced socket closed with %d, want 4001", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("the replaced socket is still open")
 	}
 	// The desktop leaves: the laptop is the hook socket again and gets
@@ -258,7 +259,7 @@ func TestDeviceSockets(t *testing.T) {
 
 func wantMetric(t *testing.T, r *relaytest.Relay, samples ...string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(waittest.Patience)
 	for {
 		_, body := do(t, http.MethodGet, r.URL+protocol.PathMetrics, "", nil)
 		missing := ""
@@ -323,7 +324,7 @@ func TestClientChanges(t *testing.T) {
 	for got := int64(0); got != n; {
 		select {
 		case got = <-heard:
-		case <-time.After(5 * time.Second):
+		case <-time.After(waittest.Stall):
 			t.Fatalf("b heard up to %d, want %d", got, n)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
@@ -208,7 +209,7 @@ func TestTwoRelays(t *testing.T) {
 		if string(d.Body) != `{"via":"a"}` {
 			t.Errorf("got body %s", d.Body)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("not delivered through the other relay within 5 s")
+	case <-time.After(waittest.Patience):
+		t.Fatal("not delivered through the other relay")
 	}
 }

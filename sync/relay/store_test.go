@@ -3,6 +3,7 @@ package relay_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 	"github.com/rerun-build/rerun-desktop/sync/relay"
 	"github.com/rerun-build/rerun-desktop/sync/relay/relaytest"
@@ -241,8 +243,8 @@ func TestStoreListen(t *testing.T) {
 		defer func() { cancel(); wg.Wait() }()
 		if strings.HasSuffix(t.Name(), "sqlite") {
 			select {
-			case <-time.After(100 * time.Millisecond):
-				t.Fatal("SQLite's Listen did not return at once")
+			case <-time.After(waittest.Patience):
+				t.Fatal("SQLite's Listen blocks: it has nothing to listen to and must return")
 			case <-ctxDone(&wg):
 			}
 			return
@@ -250,8 +252,9 @@ func TestStoreListen(t *testing.T) {
 		workspace(t, a, "ws_a")
 		// LISTEN takes effect once b's connection has run it: add until
 		// heard.
+		start := time.Now()
 		for i := 0; ; i++ {
-			add(t, a, "ws_a", "dlv_"+string(rune('a'+i)), time.Now())
+			add(t, a, "ws_a", fmt.Sprintf("dlv_%d", i), time.Now())
 			select {
 			case ws := <-got:
 				if ws != "ws_a" {
@@ -259,8 +262,8 @@ func TestStoreListen(t *testing.T) {
 				}
 				return
 			case <-time.After(200 * time.Millisecond):
-				if i == 20 {
-					t.Fatal("no notification in 4 s")
+				if time.Since(start) > waittest.Patience {
+					t.Fatalf("no notification in %s", waittest.Patience)
 				}
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,10 +26,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // EchoDescription is the echo tool's description until SetEchoDescription
@@ -211,23 +213,64 @@ func echo(req mcp.CallToolRequest, auth string) (*mcp.CallToolResult, error) {
 // StdioEnv is the environment variable that makes ServeStdioIfAsked serve.
 const StdioEnv = "CONNECTORTEST_STDIO"
 
+// CallLogEnv names a file the stdio server appends a line "<tool> <pid>"
+// to as each call arrives, before it answers.
+const CallLogEnv = "CONNECTORTEST_CALL_LOG"
+
 // ServeStdioIfAsked serves the echo tool on stdin/stdout and exits when the
 // process was started with StdioEnv=1: a test binary calls it first thing
 // in TestMain, and registers itself (os.Executable) as a stdio server with
 // that variable in its env. The echo answer carries the value of
-// CONNECTORTEST_AUTH from the environment in place of a header.
+// CONNECTORTEST_AUTH from the environment in place of a header. A second
+// tool, crash, makes the server exit without answering: a server that dies
+// in the middle of a call.
 func ServeStdioIfAsked() {
 	if os.Getenv(StdioEnv) != "1" {
 		return
 	}
 	s := newMCP()
 	s.AddTool(echoTool(EchoDescription), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		logCall("echo")
 		return echo(req, os.Getenv("CONNECTORTEST_AUTH"))
 	})
+	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits the server before it answers.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			logCall("crash")
+			os.Exit(3)
+			return nil, nil
+		})
 	if err := server.ServeStdio(s); err != nil {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+func logCall(tool string) {
+	path := os.Getenv(CallLogEnv)
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(tool + " " + strconv.Itoa(os.Getpid()) + "\n")
+}
+
+// CallLog is what the stdio servers wrote to the call log at path: one
+// "<tool> <pid>" line per call that reached them.
+func CallLog(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	text := strings.TrimSpace(string(b))
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -268,19 +311,45 @@ func Processes(t testing.TB, name, value string) []int {
 	return pids
 }
 
-// WaitNoProcesses fails the test when processes marked name=value still
-// run after 10 seconds.
+// Kill kills the processes (SIGKILL) and waits until each has exited
+// with all its threads, so its pipes are closed. Processes alone cannot
+// tell: an exiting process loses its environment before its files, and a
+// leader thread turns zombie while the others still hold them.
+func Kill(t testing.TB, pids ...int) {
+	t.Helper()
+	for _, pid := range pids {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	}
+	waittest.Until(t, fmt.Sprintf("processes %v exit", pids), func() bool {
+		for _, pid := range pids {
+			if !exited(pid) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func exited(pid int) bool {
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
+	stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return true
+	}
+	if !strings.Contains(string(stat), ") Z ") && !strings.Contains(string(stat), ") X ") {
+		return false
+	}
+	threads, err := os.ReadDir(filepath.Join(dir, "task"))
+	return err != nil || len(threads) <= 1
+}
+
+// WaitNoProcesses waits until no process marked name=value runs, and
+// fails the test when some still do after waittest.Patience.
 func WaitNoProcesses(t testing.TB, name, value string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := Processes(t, name, value)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of the server still run", pids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waittest.Until(t, "the server's processes end", func() bool {
+		return len(Processes(t, name, value)) == 0
+	})
 }

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // TestFlags runs the built binary with its flags and environment.
@@ -95,7 +97,7 @@ func run(t *testing.T, cmd *exec.Cmd, scheme string) string {
 			t.Fatalf("first line %q, want rerun-relay listening on %s…", l, scheme)
 		}
 		return rest
-	case <-time.After(20 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("the relay did not start")
 	}
 	return ""
