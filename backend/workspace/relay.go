@@ -107,7 +107,8 @@ type Relay struct {
 	bus      *event.Bus
 	triggers *trigger.Service
 	replica  *replica.Engine
-	device   string // this device's id (replica.Device)
+	vars     *secret.Variables // masks the link's secrets (masks.go)
+	device   string            // this device's id (replica.Device)
 	dir      string
 	log      *slog.Logger
 
@@ -130,8 +131,9 @@ func (h *Home) openRelay(ctx context.Context, w *Workspace, id string) (*Relay, 
 	if err != nil {
 		return nil, err
 	}
-	r := &Relay{ws: id, db: w.DB, box: h.box, bus: &h.bus, triggers: w.Triggers, replica: w.Replica, device: dev,
+	r := &Relay{ws: id, db: w.DB, box: h.box, bus: &h.bus, triggers: w.Triggers, replica: w.Replica, vars: w.Variables, device: dev,
 		dir: w.Dir, log: h.log.With("workspace", id), link: link}
+	maskRelay(r.vars, link)
 	r.shown, _ = json.Marshal(r.Status())
 	return r, nil
 }
@@ -308,6 +310,7 @@ func (r *Relay) adopt(ctx context.Context, l *relayLink) (RelayStatus, error) {
 		return RelayStatus{}, err
 	}
 	r.link = l
+	maskRelay(r.vars, l)
 	r.startLocked()
 	r.mu.Unlock()
 	if err := r.nameDevice(ctx); err != nil {
@@ -350,6 +353,7 @@ func (r *Relay) Unlink(ctx context.Context, force bool) error {
 		return err
 	}
 	r.link = nil
+	maskRelay(r.vars, nil)
 	if err := r.replica.Disable(ctx); err != nil {
 		r.log.Warn("stop syncing", "err", err)
 	}
