@@ -150,6 +150,9 @@ func upsertSkill(ctx context.Context, env *Env, input json.RawMessage) (string, 
 	if strings.TrimSpace(in.SkillMD) == "" {
 		return "", fault.Invalid("skill_md is empty; send the whole SKILL.md, front matter included")
 	}
+	if err := env.refuseSecrets("skill_md", "a skill", in.SkillMD); err != nil {
+		return "", err
+	}
 	store, err := skills(env)
 	if err != nil {
 		return "", err

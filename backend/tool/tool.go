@@ -112,6 +112,18 @@ func (e *Env) redactor() *secret.Redactor {
 	return nil
 }
 
+// refuseSecrets refuses text to be stored where agents read it that holds a
+// variable's value or what looks like a credential
+// (secret.Variables.CheckStored); an agent can never say it is none.
+func (e *Env) refuseSecrets(where, thing, text string) error {
+	if c, ok := e.Vars.(interface {
+		CheckStored(where, thing, text string, allowCredentialLike bool) error
+	}); ok {
+		return c.CheckStored(where, thing, text, false)
+	}
+	return secret.CheckCredential(where, thing, text)
+}
+
 // redact masks the variables' values in s.
 func (e *Env) redact(s string) string { return e.redactor().Redact(s) }
 
