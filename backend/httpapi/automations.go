@@ -28,10 +28,16 @@ func (s *Server) automationRoutes() {
 		return ws.Schedules.List(ctx, id)
 	}))
 	m.HandleFunc("POST /api/workspaces/{ws}/agents/{id}/schedules", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in scheduleBody) (schedule.Schedule, error) {
+		if err := refuseSecrets(ws, r, "the instruction", "an instruction", &in.Instruction); err != nil {
+			return schedule.Schedule{}, err
+		}
 		return ws.Schedules.Create(ctx, schedule.NewSchedule{AgentID: r.PathValue("id"), Name: in.Name, Instruction: in.Instruction,
 			Spec: in.Spec, Enabled: in.Enabled, CatchUp: in.CatchUp, CatchUpWithin: in.CatchUpWithin})
 	}))
 	m.HandleFunc("PATCH /api/workspaces/{ws}/schedules/{sid}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in schedule.Update) (schedule.Schedule, error) {
+		if err := refuseSecrets(ws, r, "the instruction", "an instruction", in.Instruction); err != nil {
+			return schedule.Schedule{}, err
+		}
 		return ws.Schedules.Update(ctx, r.PathValue("sid"), in)
 	}))
 	m.HandleFunc("DELETE /api/workspaces/{ws}/schedules/{sid}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {
@@ -78,6 +84,9 @@ func (s *Server) automationRoutes() {
 		return out, err
 	}))
 	m.HandleFunc("POST /api/workspaces/{ws}/agents/{id}/triggers", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in triggerBody) (triggerWithURL, error) {
+		if err := refuseSecrets(ws, r, "the instruction", "an instruction", &in.Instruction); err != nil {
+			return triggerWithURL{}, err
+		}
 		token, t, err := ws.Triggers.Create(ctx, trigger.NewTrigger{AgentID: r.PathValue("id"), Name: in.Name, Instruction: in.Instruction,
 			Methods: in.Methods, SigningSecretVar: in.SigningSecretVar, Enabled: in.Enabled, RateLimit: in.RateLimit})
 		if err != nil {
@@ -86,6 +95,9 @@ func (s *Server) automationRoutes() {
 		return triggerWithURL{s.triggerView(r, t), s.localURL(r) + trigger.PathPrefix + token, publicURL(ws, token)}, nil
 	}))
 	m.HandleFunc("PATCH /api/workspaces/{ws}/triggers/{tid}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in trigger.Update) (triggerView, error) {
+		if err := refuseSecrets(ws, r, "the instruction", "an instruction", in.Instruction); err != nil {
+			return triggerView{}, err
+		}
 		t, err := ws.Triggers.Update(ctx, r.PathValue("tid"), in)
 		return s.triggerView(r, t), err
 	}))

@@ -19,6 +19,9 @@ func (s *Server) brainRoutes() {
 		return ws.Brain.List(ctx)
 	}))
 	m.HandleFunc("POST /api/workspaces/{ws}/brain", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in brain.NewPage) (brain.Page, error) {
+		if err := refuseSecrets(ws, r, "the page", "a Brain page", &in.Body, &in.Summary); err != nil {
+			return brain.Page{}, err
+		}
 		in.By = brain.Person
 		return ws.Brain.Create(ctx, in)
 	}))
@@ -28,6 +31,9 @@ func (s *Server) brainRoutes() {
 	m.HandleFunc("PATCH /api/workspaces/{ws}/brain/{page}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in brain.Change) (brain.Page, error) {
 		if in.BaseVersion <= 0 {
 			return brain.Page{}, fault.Invalid("send base_version: the version of the page you started editing from (its \"version\" when you loaded it)")
+		}
+		if err := refuseSecrets(ws, r, "the page", "a Brain page", in.Body, in.Summary); err != nil {
+			return brain.Page{}, err
 		}
 		in.By = brain.Person
 		return ws.Brain.Update(ctx, r.PathValue("page"), in)

@@ -7,10 +7,15 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 type errorBody struct {
 	Error string `json:"error"`
+	// Code says what the app can do about it: credential_like (the text
+	// looks like a credential; after the person confirmed it is none, send
+	// again with ?allow_credential_like=true).
+	Code string `json:"code,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -21,7 +26,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{msg})
+	writeJSON(w, status, errorBody{Error: msg})
 }
 
 // fail translates a service error into a status once, here at the edge.
@@ -43,7 +48,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusInternalServerError {
 		s.log.Error("request failed", "method", r.Method, "path", logPath(r), "err", err)
 	}
-	writeError(w, status, fault.Message(err))
+	body := errorBody{Error: fault.Message(err)}
+	if errors.Is(err, secret.ErrCredentialLike) {
+		body.Code = "credential_like"
+	}
+	writeJSON(w, status, body)
 }
 
 // decode reads the request body, one JSON object, into v (jsonarg.Read).

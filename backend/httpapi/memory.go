@@ -75,6 +75,9 @@ func (s *Server) memoryRoutes() {
 		if err != nil {
 			return skill.Loaded{}, err
 		}
+		if err := refuseSecrets(ws, r, "SKILL.md", "a skill", &in.SkillMD); err != nil {
+			return skill.Loaded{}, err
+		}
 		if _, err := ws.Skills.Upsert(ctx, id, r.PathValue("name"), in.SkillMD, nil); err != nil {
 			return skill.Loaded{}, err
 		}
@@ -141,6 +144,9 @@ func (s *Server) remember(ctx context.Context, ws *workspace.Workspace, r *http.
 }) (rememberAnswer, error) {
 	id, err := agentOf(ctx, ws, r)
 	if err != nil {
+		return rememberAnswer{}, err
+	}
+	if err := refuseSecrets(ws, r, "the memory", "a memory", &in.Text); err != nil {
 		return rememberAnswer{}, err
 	}
 	// A zero Source: written by a person.

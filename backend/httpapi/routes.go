@@ -44,12 +44,18 @@ func (s *Server) routes() {
 	}))
 
 	m.HandleFunc("POST /api/workspaces/{ws}/agents", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in agent.NewAgent) (agent.Agent, error) {
+		if err := refuseSecrets(ws, r, "the soul", "a soul", &in.Soul); err != nil {
+			return agent.Agent{}, err
+		}
 		return ws.Agents.Create(ctx, in)
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (agent.Agent, error) {
 		return ws.Agents.Get(ctx, r.PathValue("id"))
 	}))
 	m.HandleFunc("PATCH /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in agent.Update) (agent.Agent, error) {
+		if err := refuseSecrets(ws, r, "the soul", "a soul", in.Soul); err != nil {
+			return agent.Agent{}, err
+		}
 		return ws.Agents.Update(ctx, r.PathValue("id"), in)
 	}))
 	m.HandleFunc("DELETE /api/workspaces/{ws}/agents/{id}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {

@@ -169,6 +169,9 @@ func scheduleTools() []toolDef {
 			if err := decode(args, &in); err != nil {
 				return nil, err
 			}
+			if err := refuseSecrets(w, "instruction", "an instruction", in.Instruction); err != nil {
+				return nil, err
+			}
 			a, err := findAgent(ctx, w, in.Agent)
 			if err != nil {
 				return nil, err
@@ -293,6 +296,9 @@ func triggerTools() []toolDef {
 				trigger.Update
 			}
 			if err := decode(args, &in); err != nil {
+				return nil, err
+			}
+			if err := refuseSecrets(w, "instruction", "an instruction", in.Instruction); err != nil {
 				return nil, err
 			}
 			a, err := findAgent(ctx, w, in.Agent)

@@ -3,6 +3,8 @@ package mcpapi
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -98,6 +100,14 @@ func skillTools() []toolDef {
 			parsed, err := skill.Parse([]byte(in.SkillMD))
 			if err != nil {
 				return nil, fault.Invalid("skill_md: %v", err)
+			}
+			if err := refuseSecrets(w, "skill_md", "a skill", &in.SkillMD); err != nil {
+				return nil, err
+			}
+			for _, p := range slices.Sorted(maps.Keys(in.Files)) {
+				if err := refuseSecrets(w, "skill file "+p, "a skill", in.Files[p]); err != nil {
+					return nil, err
+				}
 			}
 			if len(in.Files) > maxSkillFiles {
 				return nil, fault.Invalid("%d files in one call; send at most %d", len(in.Files), maxSkillFiles)

@@ -227,6 +227,9 @@ func agentTools() []toolDef {
 				return nil, err
 			}
 			in.BoxID = box
+			if err := refuseSecrets(w, "soul", "a soul", &in.Soul); err != nil {
+				return nil, err
+			}
 			a, err := w.Agents.Create(ctx, in.NewAgent)
 			if err != nil {
 				return nil, err
@@ -253,6 +256,9 @@ func agentTools() []toolDef {
 				if strings.Contains(err.Error(), `"handle"`) {
 					return nil, fault.Invalid("an agent's @handle never changes; create a new agent for a new handle")
 				}
+				return nil, err
+			}
+			if err := refuseSecrets(w, "soul", "a soul", in.Soul); err != nil {
 				return nil, err
 			}
 			a, err := findAgent(ctx, w, in.Agent)

@@ -156,7 +156,8 @@ type Service struct {
 	agents   *agent.Service
 	runs     *run.Service
 	replica  *replica.Engine
-	device   string // this device's id (replica.Device)
+	vars     *secret.Variables // masks the link's secrets (masks.go)
+	device   string            // this device's id (replica.Device)
 	dir      string
 	log      *slog.Logger
 
@@ -180,7 +181,8 @@ func Open(ctx context.Context, d Deps) (*Service, error) {
 		return nil, err
 	}
 	r := &Service{ws: d.Workspace, db: d.DB, box: d.Box, bus: d.Bus, triggers: d.Triggers, agents: d.Agents, runs: d.Runs,
-		replica: d.Replica, device: dev, dir: d.Dir, log: d.Logger, link: link}
+		replica: d.Replica, vars: d.Variables, device: dev, dir: d.Dir, log: d.Logger, link: link}
+	maskRelay(r.vars, link)
 	r.shown, _ = json.Marshal(r.Status())
 	return r, nil
 }
@@ -357,6 +359,7 @@ func (r *Service) adopt(ctx context.Context, l *relayLink) (Status, error) {
 		return Status{}, err
 	}
 	r.link = l
+	maskRelay(r.vars, l)
 	r.startLocked()
 	r.mu.Unlock()
 	if err := r.nameDevice(ctx); err != nil {
@@ -399,6 +402,7 @@ func (r *Service) Unlink(ctx context.Context, force bool) error {
 		return err
 	}
 	r.link = nil
+	maskRelay(r.vars, nil)
 	if err := r.replica.Disable(ctx); err != nil {
 		r.log.Warn("stop syncing", "err", err)
 	}

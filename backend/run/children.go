@@ -144,7 +144,7 @@ func (s *Service) childEnded(ctx context.Context, child Run) {
 	default:
 		res.Output, res.IsError = fmt.Sprintf("%s did not finish (%s): %s", agentName, child.Status, child.Error), true
 	}
-	res.Output = s.redact(capOutput(res.Output))
+	res.Output = capOutput(s.redact(res.Output)) // masked first: a cut must not halve a value
 	if err := s.record(ctx, &parent, StepToolResult, res, s.now(), nil); err != nil {
 		s.log.Error("hand a called agent's answer back", "run", parent.ID, "err", err)
 		return

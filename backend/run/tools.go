@@ -73,7 +73,7 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 		}
 		res.IsError = true
 	}
-	res.Output = s.redact(capOutput(out))
+	res.Output = capOutput(s.redact(out)) // masked first: a cut must not halve a value
 	caller.mu.Lock()
 	res.ChildRunID = caller.child
 	caller.mu.Unlock()

@@ -1,10 +1,6 @@
 package secret
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -31,11 +27,14 @@ type Redactor struct {
 	fail  []int32 // the node of the longest proper suffix that is in the trie
 	term  []int32 // the first pattern whose head ends at node n, -1 for none
 	out   []int32 // the deepest node on n's failure chain (n included) that ends a head, -1 for none
+
+	longest int // see Longest
 }
 
 // maxHead bounds the part of a pattern kept in the automaton; the rest is
-// compared after the head matched. It keeps a 64 KiB value (and its fifteen
-// forms) from growing the automaton by a million nodes.
+// compared after the head matched. It keeps a 64 KiB value (and its forty
+// forms) from growing the automaton by a million nodes. The rarer forms get a
+// quarter of it: 64 bytes of an encoded value are as unlikely in other text.
 const maxHead = 256
 
 type pattern struct {
@@ -66,68 +65,38 @@ func NewRedactor(values map[string]string) *Redactor {
 	r := &Redactor{}
 	seen := map[string]bool{}
 	var heads []string
+	add := func(name, f string, limit int) {
+		f = stripBreaks(f)
+		if f == "" || seen[f] {
+			return
+		}
+		seen[f] = true
+		head := min(len(f), limit)
+		heads = append(heads, f[:head])
+		r.pats = append(r.pats, pattern{n: len(f), head: head, rest: f[head:], name: name, next: -1})
+		r.longest = max(r.longest, len(f))
+	}
 	for _, name := range names {
-		for _, f := range forms(values[name]) {
-			f = stripBreaks(f)
-			if f == "" || seen[f] {
-				continue
-			}
-			seen[f] = true
-			head := min(len(f), maxHead)
-			heads = append(heads, f[:head])
-			r.pats = append(r.pats, pattern{n: len(f), head: head, rest: f[head:], name: name, next: -1})
+		common, more := forms(values[name])
+		for _, f := range common {
+			add(name, f, maxHead)
+		}
+		for _, f := range more {
+			add(name, f, maxHead/4)
 		}
 	}
 	r.build(heads)
 	return r
 }
 
-// forms lists what v may look like in a tool's output (duplicates included).
-func forms(v string) []string {
-	b := []byte(v)
-	fs := []string{
-		v,
-		base64.StdEncoding.EncodeToString(b),
-		base64.URLEncoding.EncodeToString(b),
-		base64.RawStdEncoding.EncodeToString(b),
-		base64.RawURLEncoding.EncodeToString(b),
-		url.QueryEscape(v),
-		url.PathEscape(v),
-		jsonString(v, true),
-		jsonString(v, false),
+// Longest is the length of the longest form of any value, line breaks
+// excluded: text cut further than that from a piece kept holds no part of a
+// value that reaches into the piece.
+func (r *Redactor) Longest() int {
+	if r == nil {
+		return 0
 	}
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		for offset := range 3 {
-			// Cut from a short value, a few characters would match
-			// everywhere in base64 text.
-			if f := base64Inner(b, offset, enc); len(f) >= minMaskable {
-				fs = append(fs, f)
-			}
-		}
-	}
-	return fs
-}
-
-// base64Inner is the part of the base64 encoding of v that stays the same
-// wherever v sits in a longer stream whose bytes before v number offset
-// (mod 3): the characters that mix in bits of neighbouring bytes are left out.
-func base64Inner(v []byte, offset int, enc *base64.Encoding) string {
-	s := enc.EncodeToString(append(make([]byte, offset, offset+len(v)), v...))
-	s = s[[]int{0, 2, 3}[offset]:]
-	if (offset+len(v))%3 != 0 && s != "" {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// jsonString is v as encoding/json writes it inside a string, without quotes.
-func jsonString(v string, escapeHTML bool) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(escapeHTML)
-	enc.Encode(v) // a string always encodes
-	s := strings.TrimSuffix(buf.String(), "\n")
-	return s[1 : len(s)-1]
+	return r.longest
 }
 
 // breakLen is the length of the line break at s[i]: 1 for \r or \n, 2 for
@@ -261,8 +230,42 @@ type span struct {
 // Redact returns s with every form of every value masked. Text without a
 // match comes back as the same string.
 func (r *Redactor) Redact(s string) string {
-	if r == nil || len(r.pats) == 0 {
+	spans := r.spans(s)
+	if spans == nil {
 		return s
+	}
+	return r.render(s, spans, 0, len(s))
+}
+
+// Find returns the name of the first value found in s.
+func (r *Redactor) Find(s string) (name string, found bool) {
+	if spans := r.spans(s); spans != nil {
+		return r.pats[spans[0].pat].name, true
+	}
+	return "", false
+}
+
+// RedactRange returns s[lo:hi] with every form of every value masked, where
+// the text around the range is read too: a value that only starts or ends
+// inside the range is still found, and its mask stands for the part inside.
+// It is how an output is masked before it is cut, so that the cut cannot
+// leave half a value that no longer matches.
+func (r *Redactor) RedactRange(s string, lo, hi int) string {
+	lo, hi = max(0, min(lo, len(s))), max(0, min(hi, len(s)))
+	if lo >= hi {
+		return ""
+	}
+	spans := r.spans(s)
+	if spans == nil {
+		return s[lo:hi]
+	}
+	return r.render(s, spans, lo, hi)
+}
+
+// spans finds the matches in s, merged where they overlap, in order.
+func (r *Redactor) spans(s string) []span {
+	if r == nil || len(r.pats) == 0 {
+		return nil
 	}
 	breaks := hasBreaks(s)
 	var spans []span
@@ -283,20 +286,26 @@ func (r *Redactor) Redact(s string) string {
 			}
 		}
 	}
-	if spans == nil {
-		return s
-	}
+	return spans
+}
+
+// render writes s[lo:hi] with the spans replaced by their masks; a span that
+// reaches into the range from outside is masked where it enters.
+func (r *Redactor) render(s string, spans []span, lo, hi int) string {
 	var b strings.Builder
-	b.Grow(len(s))
-	prev := 0
+	b.Grow(hi - lo)
+	prev := lo
 	for _, sp := range spans {
-		b.WriteString(s[prev:sp.start])
+		if sp.end <= lo || sp.start >= hi {
+			continue
+		}
+		b.WriteString(s[prev:max(prev, sp.start)])
 		b.WriteString("[redacted:")
 		b.WriteString(r.pats[sp.pat].name)
 		b.WriteString("]")
-		prev = sp.end
+		prev = min(sp.end, hi)
 	}
-	b.WriteString(s[prev:])
+	b.WriteString(s[prev:hi])
 	return b.String()
 }
 

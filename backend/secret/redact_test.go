@@ -300,7 +300,8 @@ func TestRedactEscapedBreaksInJSON(t *testing.T) {
 		{"CRLF-folded value in a JSON result", string(crlf), `{"output":"a\r\n[redacted:TOKEN]\r\nb"}`},
 		{"value with a newline, JSON-escaped", string(lines), `"[redacted:LINES]"`},
 		{"escaped LF and CRLF in one value", `{"output":"tok-abc\ndefghi\r\njkl done"}`, `{"output":"[redacted:OTHER] done"}`},
-		{"escaped backslash before n is text", `first\\nsecond`, `first\\nsecond`},
+		{"escaped backslash before n is the value JSON-escaped twice", `first\\nsecond`, `[redacted:LINES]`},
+		{"escaped backslash before n is no break", `firs\\nt second`, `firs\\nt second`},
 		{"plain text with escapes untouched", `{"a":"x\ny"}`, `{"a":"x\ny"}`},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,14 @@ import (
 // says where and what to write instead (the unknown names all in one error).
 // lookup is called only for names written in text.
 func Resolve(text string, lookup func(name string) (string, bool)) (string, error) {
+	return Expand(text, lookup, nil)
+}
+
+// Expand is Resolve where what replaces each reference is put(name, value,
+// at), at being the index in text where the reference starts: a shell
+// command quotes the value for where it stands. An error from put is
+// returned as it is. put nil writes the value as it is.
+func Expand(text string, lookup func(name string) (string, bool), put func(name, value string, at int) (string, error)) (string, error) {
 	if strings.IndexByte(text, '$') < 0 {
 		return text, nil
 	}
@@ -54,7 +62,15 @@ func Resolve(text string, lookup func(name string) (string, bool)) (string, erro
 				}
 				seen[name] = f
 			}
-			b.WriteString(f.value)
+			if put != nil && f.ok {
+				v, err := put(name, f.value, j)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(v)
+			} else {
+				b.WriteString(f.value)
+			}
 			i = end
 		default:
 			b.WriteByte('$')

@@ -43,6 +43,7 @@ type Variables struct {
 
 	mu       sync.RWMutex
 	values   map[string]string
+	extra    map[string]map[string]string // Mask's values, by group
 	redactor atomic.Pointer[Redactor]
 }
 
@@ -78,6 +79,45 @@ func NewVariables(db *store.DB, box *Box, workspaceID string, bus *event.Bus) (*
 	}
 	v.redactor.Store(NewRedactor(v.values))
 	return v, nil
+}
+
+// Mask has the values masked like the variables' although they are none:
+// the app's own secrets, which no agent may reference but whose values an
+// agent may still come across (a provider key in the app's environment, the
+// relay's secret). group names where they come from; a later call for the
+// same group replaces its values (none: forgets them). Names label the
+// masks; values too short to mask are left out, as Set refuses them.
+func (v *Variables) Mask(group string, values map[string]string) {
+	v.write.Lock()
+	defer v.write.Unlock()
+	kept := map[string]string{}
+	for name, value := range values {
+		if len(stripBreaks(value)) >= minMaskable {
+			kept[name] = value
+		}
+	}
+	v.mu.Lock()
+	if v.extra == nil {
+		v.extra = map[string]map[string]string{}
+	}
+	v.extra[group] = kept
+	v.mu.Unlock()
+	v.changed(func(map[string]string) {})
+}
+
+// masked is every value the redactor masks: the variables' and Mask's (under
+// NAME_APP where a variable already has the name). v.mu is held.
+func (v *Variables) masked() map[string]string {
+	all := maps.Clone(v.values)
+	for _, group := range slices.Sorted(maps.Keys(v.extra)) {
+		for name, value := range v.extra[group] {
+			if _, taken := all[name]; taken {
+				name += "_APP"
+			}
+			all[name] = value
+		}
+	}
+	return all
 }
 
 // label binds a sealed value to its workspace and name, so it cannot be
@@ -156,7 +196,7 @@ func (v *Variables) Delete(ctx context.Context, name string) error {
 func (v *Variables) changed(edit func(map[string]string)) {
 	v.mu.Lock()
 	edit(v.values)
-	values := maps.Clone(v.values)
+	values := v.masked()
 	v.mu.Unlock()
 	v.redactor.Store(NewRedactor(values))
 	if v.bus != nil {
@@ -196,8 +236,13 @@ func (v *Variables) Resolve(text string) (string, error) {
 	})
 }
 
-// Redact masks every variable's value, in its common encodings, in s.
+// Redact masks every variable's value (and Mask's), in its common encodings,
+// in s.
 func (v *Variables) Redact(s string) string { return v.redactor.Load().Redact(s) }
+
+// Redactor is the redactor of this moment's values, for an output that is
+// masked before it is cut (Redactor.RedactRange).
+func (v *Variables) Redactor() *Redactor { return v.redactor.Load() }
 
 // validName reports whether name matches ^[A-Z][A-Z0-9_]{0,63}$.
 func validName(name string) bool {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 )
 
@@ -79,7 +80,7 @@ func (s *Service) scrub(text string) (out string, changed bool) {
 	if s.d.Variables != nil {
 		out = redactedRE.ReplaceAllString(s.d.Variables.Redact(out), "$${$1}")
 	}
-	out, removed := scrubCredentials(out)
+	out, removed := secret.ScrubCredentials(out)
 	return out, removed || out != text
 }
 

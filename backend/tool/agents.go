@@ -62,5 +62,5 @@ func callAgent(ctx context.Context, env *Env, input json.RawMessage) (string, er
 	if err != nil {
 		return "", fmt.Errorf("call @%s: %w", handle, err)
 	}
-	return clip(answer, MaxCallAnswer), nil
+	return env.clip(answer, MaxCallAnswer), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 // BrainStore is the workspace's Brain as the tools see it (a *brain.Service).
@@ -60,6 +61,12 @@ func BrainTools(b BrainStore, propose bool) []Tool {
 				return proposeBrainEdit(ctx, b, input)
 			},
 			Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
+				var in brainEdit
+				if err := jsonarg.Decode(input, &in); err == nil {
+					if err := env.refuseSecrets("body", "a Brain page", in.Body); err != nil {
+						return "", err
+					}
+				}
 				return writeBrainPage(ctx, b, env.AgentHandle, input)
 			},
 		})
@@ -126,6 +133,11 @@ func checkEdit(input json.RawMessage) (brainEdit, error) {
 		return in, fault.Invalid("reason is empty; say in a sentence why the page should change")
 	case in.BaseVersion < 0:
 		return in, fault.Invalid("base_version is %d; send the page's version you started from, or 0 for a new page", in.BaseVersion)
+	}
+	// Before any card: a credential has no place in a page (a variable's
+	// value is refused again when the approved page is written).
+	if err := secret.CheckCredential("body", "a Brain page", in.Body); err != nil {
+		return in, err
 	}
 	return in, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 // Limits of the files family.
@@ -191,9 +192,26 @@ func readFile(ctx context.Context, env *Env, input json.RawMessage) (string, err
 		}
 		rest += int64(len(data) - cut)
 		data = data[:cut]
-		return fmt.Sprintf("%s\n[truncated: %d more bytes]\n(call read_file with offset %d to read on)", data, rest, in.Offset+int64(len(data))), nil
+		return fmt.Sprintf("%s\n[truncated: %d more bytes]\n(call read_file with offset %d to read on)", maskPage(f, data, in.Offset, env.redactor()), rest, in.Offset+int64(len(data))), nil
 	}
-	return string(data), nil
+	return maskPage(f, data, in.Offset, env.redactor()), nil
+}
+
+// maskPage masks data, read at offset of f, with the bytes around it in
+// view: a value the page's start or end cuts in two is masked on both pages
+// (secret.Redactor.RedactRange).
+func maskPage(f *os.File, data []byte, offset int64, r *secret.Redactor) string {
+	over := int64(maskContext(r))
+	if over == 0 {
+		return string(data)
+	}
+	lo := max(0, offset-over)
+	win := make([]byte, offset-lo+int64(len(data))+over)
+	n, _ := f.ReadAt(win, lo)
+	if n < int(offset-lo)+len(data) {
+		return r.Redact(string(data)) // the file shrank meanwhile
+	}
+	return r.RedactRange(string(win[:n]), int(offset-lo), int(offset-lo)+len(data))
 }
 
 // isBinary guesses whether data is not text: a NUL byte, or bytes that are

@@ -80,7 +80,7 @@ func listFiles(ctx context.Context, env *Env, input json.RawMessage) (string, er
 	if count == 0 {
 		return fmt.Sprintf("%s is empty", f.show(full)), nil
 	}
-	out := clip(b.String(), maxListOutput)
+	out := env.clip(b.String(), maxListOutput)
 	if more {
 		out += fmt.Sprintf("\n[stopped at %d entries; list a subfolder, or search_files to narrow down]", maxListEntries)
 	}
@@ -205,7 +205,7 @@ func searchFiles(ctx context.Context, env *Env, input json.RawMessage) (string, 
 	if hits == 0 {
 		b.WriteString("no matches")
 	}
-	out := clip(b.String(), maxSearchOutput)
+	out := env.clip(b.String(), maxSearchOutput)
 	if stopped {
 		out += fmt.Sprintf("\n[stopped after %d results or %d files; narrow the search with path or name]", in.MaxResults, maxSearchFiles)
 	}

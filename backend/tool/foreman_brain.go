@@ -33,13 +33,16 @@ func WriteBrainPage(b BrainStore) Tool {
 			`"body":{"type":"string","description":"The complete page, in markdown."},` +
 			`"summary":{"type":"string","description":"One or two sentences every coworker reads in its instructions."}` +
 			`},"required":["title","body","summary"],"additionalProperties":false}`),
-		Run: func(ctx context.Context, _ *Env, input json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 			var in struct {
 				Title   string `json:"title"`
 				Body    string `json:"body"`
 				Summary string `json:"summary"`
 			}
 			if err := jsonarg.Decode(input, &in); err != nil {
+				return "", err
+			}
+			if err := env.refuseSecrets("body", "a Brain page", in.Body+"\n"+in.Summary); err != nil {
 				return "", err
 			}
 			if strings.TrimSpace(in.Body) == "" {

@@ -153,7 +153,7 @@ func FirecrawlTool(f Firecrawl) Tool {
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"url":{"type":"string","description":"The full address of the page, e.g. https://example.com/about."}` +
 			`},"required":["url"],"additionalProperties":false}`),
-		Run: func(ctx context.Context, _ *Env, input json.RawMessage) (string, error) {
+		Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 			var in struct {
 				URL string `json:"url"`
 			}
@@ -164,7 +164,7 @@ func FirecrawlTool(f Firecrawl) Tool {
 			if err != nil {
 				return "", err
 			}
-			return clip(fmt.Sprintf("# %s\n(%s)\n\n%s", p.Title, p.URL, p.Markdown), maxFirecrawlOutput), nil
+			return env.clip(fmt.Sprintf("# %s\n(%s)\n\n%s", p.Title, p.URL, p.Markdown), maxFirecrawlOutput), nil
 		},
 	}
 }

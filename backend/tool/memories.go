@@ -74,6 +74,9 @@ func remember(ctx context.Context, env *Env, input json.RawMessage) (string, err
 	if strings.TrimSpace(in.Text) == "" {
 		return "", fault.Invalid("text is empty; write the fact to remember as one sentence")
 	}
+	if err := env.refuseSecrets("text", "a memory", in.Text); err != nil {
+		return "", err
+	}
 	store, err := memories(env)
 	if err != nil {
 		return "", err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 // Limits of the shell family.
@@ -37,7 +38,7 @@ func shellTools() []Tool {
 		Description: "Run a shell command on this computer (" + shellName + ") in your own folder, which is also $HOME. " +
 			"Returns JSON {exit_code, duration_ms, timed_out, output} with stdout and stderr combined; output over 64 KiB keeps its " +
 			"beginning and end around a [truncated: N more bytes] note. The command gets a minimal environment: PATH, HOME, LANG, and SHARED_DIR, the " +
-			"workspace's shared folder, plus the env you pass. ${NAME} in the command or an env value is replaced by the workspace variable NAME when the command runs (write $HOME, not ${HOME}, for the shell's own variables; $${X} is a literal ${X}); prefer env {\"TOKEN\": \"${API_TOKEN}\"} and \"$TOKEN\" in the command. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
+			"workspace's shared folder, plus the env you pass. ${NAME} in the command or an env value is replaced by the workspace variable NAME when the command runs (in the command it is quoted for where it stands, so it is always one piece of data: write \"${NAME}\" or ${NAME}, never \\${NAME}; in env it is passed as is; write $HOME, not ${HOME}, for the shell's own variables; $${X} is a literal ${X}); prefer env {\"TOKEN\": \"${API_TOKEN}\"} and \"$TOKEN\" in the command. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
 			"do not outlive the command.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"command":{"type":"string","description":"The command line, run by ` + shellName + `."},` +
@@ -102,11 +103,11 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 		}
 		environ = append(environ, k+"="+v)
 	}
-	command, err := env.resolve(in.Command)
+	command, err := env.resolveCommand(in.Command)
 	if err != nil {
 		return "", fault.Invalid("command: %v", err)
 	}
-	res, err := execute(ctx, env.FilesDir, environ, command, timeout)
+	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor())
 	if err != nil {
 		return "", err
 	}
@@ -114,8 +115,9 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 }
 
 // execute runs command in dir under its own process group, killing the whole
-// group when ctx is done, the timeout passes, or the shell exits.
-func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration) (commandResult, error) {
+// group when ctx is done, the timeout passes, or the shell exits. The output
+// is masked with r before it is cut to its head and tail.
+func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration, r *secret.Redactor) (commandResult, error) {
 	cmd := exec.Command(shellPath, shellFlag, command)
 	cmd.Dir = dir
 	cmd.Env = environ
@@ -137,7 +139,7 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 		return commandResult{}, fmt.Errorf("start %s: %w", shellPath, err)
 	}
 	pw.Close()
-	out := newHeadTail(MaxCommandOutput)
+	out := newHeadTailOverlap(MaxCommandOutput, maskContext(r))
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
@@ -185,7 +187,7 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return commandResult{}, fmt.Errorf("run command: %w", waitErr)
 	}
-	output := out.String()
+	output := out.masked(r)
 	if timedOut {
 		output += fmt.Sprintf("\n[timed out after %s; the command and everything it started were killed]", timeout)
 	}
@@ -212,55 +214,81 @@ func commandEnv(e *Env) []string {
 	return append(env, platformEnv(home)...)
 }
 
-// headTail keeps the first and last half of max bytes written to it and
-// counts what fell between.
+// maskContext is how many bytes to keep past each cut of an output so
+// that a value cut there is still whole for the redactor: its longest form,
+// with room for line breaks inside it.
+func maskContext(r *secret.Redactor) int { return min(3*r.Longest(), 1<<20) }
+
+// headTail keeps the first and last half of max bytes written to it, and
+// overlap bytes more on the side of each cut, and counts what fell between.
 type headTail struct {
 	mu      sync.Mutex
 	half    int
-	head    []byte
-	tail    []byte // ring buffer once full
+	overlap int
+	head    []byte // up to half+overlap bytes
+	tail    []byte // the last half+overlap bytes; a ring buffer once full
 	pos     int    // next write position in tail when full
-	dropped int
+	dropped int    // bytes overwritten in tail
 }
 
-func newHeadTail(max int) *headTail {
-	return &headTail{half: max / 2}
+func newHeadTail(max int) *headTail { return newHeadTailOverlap(max, 0) }
+
+func newHeadTailOverlap(max, overlap int) *headTail {
+	return &headTail{half: max / 2, overlap: overlap}
 }
 
 func (h *headTail) Write(p []byte) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := len(p)
-	if room := h.half - len(h.head); room > 0 {
+	if room := h.half + h.overlap - len(h.head); room > 0 {
 		k := min(room, len(p))
 		h.head = append(h.head, p[:k]...)
 		p = p[k:]
 	}
+	size := h.half + h.overlap
 	for len(p) > 0 {
-		if len(h.tail) < h.half {
-			k := min(h.half-len(h.tail), len(p))
+		if len(h.tail) < size {
+			k := min(size-len(h.tail), len(p))
 			h.tail = append(h.tail, p[:k]...)
 			p = p[k:]
 			continue
 		}
 		// Full ring: overwrite the oldest bytes.
-		k := min(h.half-h.pos, len(p))
+		k := min(size-h.pos, len(p))
 		copy(h.tail[h.pos:], p[:k])
 		h.dropped += k
-		h.pos = (h.pos + k) % h.half
+		h.pos = (h.pos + k) % size
 		p = p[k:]
 	}
 	return n, nil
 }
 
-func (h *headTail) String() string {
+// String is what was written, cut to its head and tail, unmasked.
+func (h *headTail) String() string { return h.masked(nil) }
+
+// masked is what was written, masked with r (nil: nothing to mask) and then
+// cut to its head and tail around a note of what was left out. Each piece is
+// masked with the overlap beyond its cut in view, so a value cut in two is
+// masked on both sides.
+func (h *headTail) masked(r *secret.Redactor) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	tail := append(append([]byte{}, h.tail[h.pos:]...), h.tail[:h.pos]...)
+	valid := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	if h.dropped == 0 {
-		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD")
+		// Every byte is still here, head and tail side by side.
+		all := string(h.head) + string(tail)
+		if len(all) <= 2*h.half {
+			return valid(r.RedactRange(all, 0, len(all)))
+		}
+		return valid(r.RedactRange(all, 0, h.half)) + truncNote(len(all)-2*h.half) + "\n" +
+			valid(r.RedactRange(all, len(all)-h.half, len(all)))
 	}
-	return strings.ToValidUTF8(string(h.head), "\uFFFD") + truncNote(h.dropped) + "\n" + strings.ToValidUTF8(string(tail), "\uFFFD")
+	head, rest := string(h.head), string(tail)
+	total := len(head) + h.dropped + len(rest)
+	return valid(r.RedactRange(head, 0, h.half)) + truncNote(total-2*h.half) + "\n" +
+		valid(r.RedactRange(rest, len(rest)-h.half, len(rest)))
 }
 
 // previewCommand shows the command line after the env it sets.

@@ -30,3 +30,12 @@ func killGroup(cmd *exec.Cmd) {
 }
 
 func platformEnv(home string) []string { return nil }
+
+// commandPlaces reads where each $ of a command stands for /bin/sh.
+func commandPlaces(command string) map[int]shellRef { return shellPlaces(command) }
+
+// quoteCommand writes a variable's value into a /bin/sh command: quoted for
+// the place of its reference (shellquote.go), so the shell takes it as data.
+func quoteCommand(places map[int]shellRef, at int, name, value string) (string, error) {
+	return quoteForShell(places[at], name, value)
+}

@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
 )
 
 const (
@@ -44,4 +47,18 @@ func platformEnv(home string) []string {
 		}
 	}
 	return env
+}
+
+// commandPlaces is nil on Windows: see quoteCommand.
+func commandPlaces(string) map[int]shellRef { return nil }
+
+// quoteCommand writes a variable's value into a cmd.exe command. cmd.exe has
+// no quoting that every program reads back the same way, so a value is
+// written as it is when it holds none of cmd.exe's special characters, and
+// refused otherwise: such a value goes in env and is written %NAME%.
+func quoteCommand(_ map[int]shellRef, _ int, name, value string) (string, error) {
+	if strings.ContainsAny(value, "&|<>^\"%!()\r\n") {
+		return "", fault.Invalid("the value of %s holds characters cmd.exe would read as syntax; pass it in env instead, e.g. env {\"X\": \"${%s}\"} and %%X%% in the command", name, name)
+	}
+	return value, nil
 }

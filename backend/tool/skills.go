@@ -120,7 +120,7 @@ func loadSkill(ctx context.Context, env *Env, input json.RawMessage) (string, er
 			b.WriteString("- " + f + "\n")
 		}
 	}
-	return clip(strings.TrimSuffix(b.String(), "\n"), MaxSkillFileOutput), nil
+	return env.clip(strings.TrimSuffix(b.String(), "\n"), MaxSkillFileOutput), nil
 }
 
 func readSkillFile(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
@@ -142,7 +142,7 @@ func readSkillFile(ctx context.Context, env *Env, input json.RawMessage) (string
 	if !utf8.Valid(data) {
 		return "", fault.Invalid("%s of skill %s is a binary file (%d bytes); it cannot be shown as text", in.Path, in.Name, len(data))
 	}
-	return clip(string(data), MaxSkillFileOutput), nil
+	return env.clip(string(data), MaxSkillFileOutput), nil
 }
 
 func upsertSkill(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
@@ -155,6 +155,9 @@ func upsertSkill(ctx context.Context, env *Env, input json.RawMessage) (string, 
 	}
 	if strings.TrimSpace(in.SkillMD) == "" {
 		return "", fault.Invalid("skill_md is empty; send the whole SKILL.md, front matter included")
+	}
+	if err := env.refuseSecrets("skill_md", "a skill", in.SkillMD); err != nil {
+		return "", err
 	}
 	store, err := skills(env)
 	if err != nil {

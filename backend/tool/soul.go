@@ -51,6 +51,9 @@ func updateSoul(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	if env.Souls == nil {
 		return "", fault.Invalid("updating the soul is not available in this run")
 	}
+	if err := env.refuseSecrets("soul", "a soul", in.Soul); err != nil {
+		return "", err
+	}
 	if err := env.Souls.UpdateSoul(ctx, env.AgentID, in.Soul); err != nil {
 		return "", fmt.Errorf("update soul: %w", err)
 	}

@@ -89,6 +89,61 @@ func (e *Env) resolve(s string) (string, error) {
 	return secret.Resolve(s, func(string) (string, bool) { return "", false })
 }
 
+// lookup is the value of the variable name.
+func (e *Env) lookup(name string) (string, bool) {
+	if e.Vars == nil {
+		return "", false
+	}
+	v, err := e.Vars.Resolve("${" + name + "}")
+	return v, err == nil
+}
+
+// resolveCommand substitutes variables in a command line, each value quoted
+// for the place it stands in (quoteCommand, per platform), so that it stays
+// data whatever it holds.
+func (e *Env) resolveCommand(command string) (string, error) {
+	places := commandPlaces(command)
+	return secret.Expand(command, e.lookup, func(name, value string, at int) (string, error) {
+		return quoteCommand(places, at, name, value)
+	})
+}
+
+// redactor masks the variables' values in an output before it is cut
+// (nil: nothing to mask). Vars is a *secret.Variables in the app.
+func (e *Env) redactor() *secret.Redactor {
+	if r, ok := e.Vars.(interface{ Redactor() *secret.Redactor }); ok {
+		return r.Redactor()
+	}
+	return nil
+}
+
+// refuseSecrets refuses text to be stored where agents read it that holds a
+// variable's value or what looks like a credential
+// (secret.Variables.CheckStored); an agent can never say it is none.
+func (e *Env) refuseSecrets(where, thing, text string) error {
+	if c, ok := e.Vars.(interface {
+		CheckStored(where, thing, text string, allowCredentialLike bool) error
+	}); ok {
+		return c.CheckStored(where, thing, text, false)
+	}
+	return secret.CheckCredential(where, thing, text)
+}
+
+// redact masks the variables' values in s.
+func (e *Env) redact(s string) string { return e.redactor().Redact(s) }
+
+// clip is the package's clip after masking: a value the cut would halve is
+// masked whole first.
+func (e *Env) clip(s string, max int) string { return clipMasked(e.redactor(), s, max) }
+
+// clipMasked is clip after masking with r (nil: nothing to mask).
+func clipMasked(r *secret.Redactor, s string, max int) string {
+	if r != nil && len(s) > max {
+		s = r.Redact(s)
+	}
+	return clip(s, max)
+}
+
 // SoulWriter stores a new version of an agent's soul.
 type SoulWriter interface {
 	UpdateSoul(ctx context.Context, agentID, soul string) error

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 // Limits of the web family.
@@ -41,9 +42,12 @@ type fetchLimits struct {
 	maxBody   int
 	maxText   int
 	redirects int
+	// redactor masks the variables' values in the body before it is cut
+	// (nil: none to mask).
+	redactor *secret.Redactor
 }
 
-var defaultFetchLimits = fetchLimits{FetchTimeout, MaxFetchBytes, MaxFetchText, MaxRedirects}
+var defaultFetchLimits = fetchLimits{timeout: FetchTimeout, maxBody: MaxFetchBytes, maxText: MaxFetchText, redirects: MaxRedirects}
 
 func webTools() []Tool {
 	return []Tool{{
@@ -68,7 +72,9 @@ func webTools() []Tool {
 			if err := in.resolve(env); err != nil {
 				return "", err
 			}
-			return fetch(ctx, in, defaultFetchLimits)
+			lim := defaultFetchLimits
+			lim.redactor = env.redactor()
+			return fetch(ctx, in, lim)
 		},
 		// A GET only reads; any other method may change what it reaches.
 		Acts: func(input json.RawMessage) bool {
@@ -202,13 +208,16 @@ func fetch(ctx context.Context, in fetchInput, lim fetchLimits) (string, error) 
 	}
 	defer resp.Body.Close()
 
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(lim.maxBody)+1))
+	// Read past the cut what a value reaching across it needs, to mask
+	// it before cutting.
+	over := maskContext(lim.redactor)
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(lim.maxBody+over)+1))
 	if err != nil {
 		return "", fmt.Errorf("read answer of %s: %w", u.Redacted(), err)
 	}
 	cut := len(raw) > lim.maxBody
-	if cut {
-		raw = raw[:lim.maxBody]
+	if cut || lim.redactor != nil {
+		raw = []byte(lim.redactor.RedactRange(string(raw), 0, lim.maxBody))
 	}
 	contentType := resp.Header.Get("Content-Type")
 	if contentType == "" {
@@ -228,7 +237,7 @@ func fetch(ctx context.Context, in fetchInput, lim fetchLimits) (string, error) 
 		b.WriteString("(empty body)")
 	case mediaType == "text/html" || mediaType == "application/xhtml+xml":
 		text, links := htmlToText(decodeCharset(raw, contentType), final)
-		b.WriteString(clip(text, lim.maxText))
+		b.WriteString(clipMasked(lim.redactor, text, lim.maxText))
 		if len(links) > 0 {
 			b.WriteString("\n\nLinks:\n")
 			for i, l := range links {
@@ -236,7 +245,7 @@ func fetch(ctx context.Context, in fetchInput, lim fetchLimits) (string, error) 
 			}
 		}
 	case isTextType(mediaType):
-		b.WriteString(clip(string(decodeCharset(raw, contentType)), lim.maxText))
+		b.WriteString(clipMasked(lim.redactor, string(decodeCharset(raw, contentType)), lim.maxText))
 	default:
 		fmt.Fprintf(&b, "[binary content: %d bytes of %s, not shown]", len(raw), mediaType)
 	}

@@ -500,6 +500,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s variables: %w", id, err)
 	}
+	vars.Mask("app", h.cfg.appSecrets()) // masks.go
 	browsers, err := h.openBrowsers(id, dir)
 	if err != nil {
 		db.Close()

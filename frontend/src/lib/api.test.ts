@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, api, errorMessage } from './api';
+import { ApiError, api, credentialPrompt, errorMessage } from './api';
 
 type Call = { url: string; init: RequestInit };
 let calls: Call[];
@@ -335,5 +335,42 @@ describe('templates', () => {
     expect(last().init.method).toBe('DELETE');
     expect(last().url).toBe('/api/workspaces/ws_1/templates/tp_1');
     expect(api.templateExportUrl('ws_1', 'tp 1')).toBe('/api/workspaces/ws_1/templates/tp%201/export');
+  });
+});
+
+describe('credential-like text', () => {
+  const refusal = () =>
+    json(400, { error: 'the soul holds what looks like an AWS access key (AKIAIO…)', code: 'credential_like' });
+
+  it('asks the person and sends again with allow_credential_like when they say it is no secret', async () => {
+    const asked: string[] = [];
+    const confirm = credentialPrompt.confirm;
+    credentialPrompt.confirm = (m) => (asked.push(m), true);
+    try {
+      answer = () => (calls.length === 1 ? refusal() : json(200, { id: 'ag_1' }));
+      await api.updateAgent('ws_1', 'ag_1', { soul: 'AKIAIOSFODNN7EXAMPLE' });
+    } finally {
+      credentialPrompt.confirm = confirm;
+    }
+    expect(asked).toEqual(['the soul holds what looks like an AWS access key (AKIAIO…)']);
+    expect(calls.map((c) => c.url)).toEqual([
+      '/api/workspaces/ws_1/agents/ag_1',
+      '/api/workspaces/ws_1/agents/ag_1?allow_credential_like=true',
+    ]);
+    expect(bodyOf(last())).toEqual({ soul: 'AKIAIOSFODNN7EXAMPLE' });
+  });
+
+  it('keeps the refusal, with its code, when the person says no', async () => {
+    const confirm = credentialPrompt.confirm;
+    credentialPrompt.confirm = () => false;
+    answer = refusal;
+    try {
+      const err = await api.updateAgent('ws_1', 'ag_1', { soul: 'x' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).code).toBe('credential_like');
+    } finally {
+      credentialPrompt.confirm = confirm;
+    }
+    expect(calls).toHaveLength(1);
   });
 });

@@ -53,12 +53,26 @@ import type { RunSummary, VariableSync } from './types';
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** What the app can do about it, e.g. credential_like (see confirmCredentialLike). */
+  readonly code: string;
+  constructor(status: number, message: string, code = '') {
     super(message);
     this.name = 'ApiError';
     this.status = status;
+    this.code = code;
   }
 }
+
+/**
+ * Asks the person whether text the server refused as credential-like is no
+ * secret (an example key from the docs, say). On yes the request is sent again
+ * with allow_credential_like=true; a variable's value is refused still.
+ * Replaceable for tests.
+ */
+export const credentialPrompt = {
+  confirm: (message: string): boolean =>
+    window.confirm(`${message}\n\nIf this is not a real secret (an example, a placeholder), save it anyway?`),
+};
 
 /** The message to show a person for anything thrown by an API call. */
 export function errorMessage(err: unknown): string {
@@ -104,7 +118,13 @@ async function request<T>(method: Method, path: string, body?: unknown): Promise
     throw new ApiError(0, `Cannot reach Rerun (${errorMessage(err)}). Is it still running?`);
   }
   if (res.status === 401) for (const fn of unauthorized) fn();
-  if (!res.ok) throw new ApiError(res.status, await readError(res));
+  if (!res.ok) {
+    const { message, code } = await readError(res);
+    if (code === 'credential_like' && !path.includes('allow_credential_like=') && credentialPrompt.confirm(message)) {
+      return request<T>(method, path + (path.includes('?') ? '&' : '?') + 'allow_credential_like=true', body);
+    }
+    throw new ApiError(res.status, message, code);
+  }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   if (text === '') return undefined as T;
@@ -115,7 +135,8 @@ async function request<T>(method: Method, path: string, body?: unknown): Promise
   }
 }
 
-async function readError(res: Response): Promise<string> {
+/** The message and code of an error answer. */
+async function readError(res: Response): Promise<{ message: string; code: string }> {
   let text = '';
   try {
     text = await res.text();
@@ -126,15 +147,15 @@ async function readError(res: Response): Promise<string> {
     try {
       const parsed: unknown = JSON.parse(text);
       if (parsed && typeof parsed === 'object' && 'error' in parsed) {
-        const msg = (parsed as { error: unknown }).error;
-        if (typeof msg === 'string' && msg !== '') return msg;
+        const { error: msg, code } = parsed as { error: unknown; code?: unknown };
+        if (typeof msg === 'string' && msg !== '') return { message: msg, code: typeof code === 'string' ? code : '' };
       }
     } catch {
-      if (text.length < 300) return text.trim();
+      if (text.length < 300) return { message: text.trim(), code: '' };
     }
   }
-  if (res.status === 401) return 'This window is no longer signed in to Rerun. Open it again from the app.';
-  return `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''}).`;
+  if (res.status === 401) return { message: 'This window is no longer signed in to Rerun. Open it again from the app.', code: '' };
+  return { message: `Request failed (${res.status}${res.statusText ? ' ' + res.statusText : ''}).`, code: '' };
 }
 
 const seg = encodeURIComponent;
