@@ -133,3 +133,59 @@ func hasGo(entries []os.DirEntry) bool {
 	}
 	return false
 }
+
+// layers is the house's floor plan: a package may import only packages on a
+// lower floor, never one on its own floor or above. A new package gets a
+// floor here before it builds: the test refuses a package it cannot place.
+// The floors, bottom up:
+//
+//	0 kernel      failure kinds, change events, SQLite, model providers, the prompt
+//	1 nouns       one domain noun each, over the kernel
+//	2 views       packages that combine nouns (tools, notifications, sync records)
+//	3 reach       what agents act through: their browsers, their apps
+//	4 engine      the run engine, and templates (which raise cards through an
+//	              interface, so they sit beside the engine, not above it)
+//	5 built-ins   the Foreman, the Rerun agent, the relay link: applications
+//	              over the engine, each wired with a small Deps struct
+//	6 root        the composition root
+//	7, 8          the transports: MCP, then the UI's HTTP API (which mounts MCP)
+var layers = map[string]int{
+	"fault": 0, "event": 0, "store": 0, "llm": 0, "prompt": 0,
+	"jsonarg": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
+	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1,
+	"notify": 2, "replica": 2, "models": 2, "tool": 2,
+	"browser": 3, "connector": 3,
+	"run": 4, "template": 4,
+	"foreman": 5, "rerunagent": 5, "relaylink": 5,
+	"workspace": 6,
+	"mcpapi":    7,
+	"httpapi":   8,
+}
+
+func TestLayers(t *testing.T) {
+	for dir, p := range loadPackages(t) {
+		name := filepath.ToSlash(dir)
+		if name == "." {
+			continue
+		}
+		top := strings.Split(name, "/")[0]
+		floor, ok := layers[top]
+		if !ok {
+			t.Errorf("backend/%s has no floor in the layer table (deps_test.go): give it one", top)
+			continue
+		}
+		for im, file := range p.imports {
+			rest, ok := strings.CutPrefix(im, module+"/backend/")
+			if !ok {
+				continue
+			}
+			imTop := strings.Split(rest, "/")[0]
+			if imTop == top {
+				continue // a package's own test helpers (storetest, llmtest, …)
+			}
+			if f, known := layers[imTop]; known && f >= floor {
+				t.Errorf("%s (floor %d) imports backend/%s (floor %d): a package imports only lower floors", file, floor, imTop, f)
+			}
+		}
+	}
+}
