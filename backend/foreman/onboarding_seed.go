@@ -2,7 +2,6 @@ package foreman
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -122,10 +121,16 @@ func (f *Foreman) settleFirstCard(ctx context.Context) {
 	default:
 		return
 	}
-	var req pause.QuestionRequest
-	var ans pause.QuestionAnswer
-	json.Unmarshal(p.Request, &req)
-	json.Unmarshal(p.Answer, &ans)
+	req, err := pause.Decode[pause.QuestionRequest](p.Request)
+	if err != nil {
+		log.Warn("read the onboarding's first card", "card", p.ID, "err", err)
+		return
+	}
+	ans, err := pause.Decode[pause.QuestionAnswer](p.Answer)
+	if err != nil {
+		log.Warn("read the answer to the onboarding's first card", "card", p.ID, "err", err)
+		return
+	}
 	title, body, summary := companyPage(req, ans)
 	_, err = f.d.Brain.Save(ctx, brain.Write{Title: title, Body: body, Summary: &summary, By: brain.Foreman, UnlessPersonEdited: true})
 	switch {

@@ -36,7 +36,9 @@ func (s *Service) loadSession(ctx context.Context, sessionID string, upto Run) (
 	after := ""
 	if err == nil {
 		var c CompactData
-		json.Unmarshal([]byte(compact), &c)
+		if err := json.Unmarshal([]byte(compact), &c); err != nil {
+			return out, fmt.Errorf("read compaction of session %s: %w", sessionID, err)
+		}
 		out.summary = c.Summary
 		if through, err := s.Get(ctx, c.Through); err == nil {
 			after = store.FormatTime(through.CreatedAt)
@@ -62,13 +64,15 @@ func (s *Service) loadSession(ctx context.Context, sessionID string, upto Run) (
 // messages turns steps into the conversation the model sees. Every tool_use
 // gets a tool_result (an interrupted one when none was recorded), and
 // consecutive messages of one role are merged, as both APIs require.
-func messages(summary string, runs []string, steps map[string][]Step) []llm.Message {
+func messages(summary string, runs []string, steps map[string][]Step) ([]llm.Message, error) {
 	return messagesWith(summary, runs, steps, nil)
 }
 
 // messagesWith is messages with the images of tool results that images
 // loads (nil: none) attached to them.
-func messagesWith(summary string, runs []string, steps map[string][]Step, images func(runID string, refs []ImageRef) []llm.Image) []llm.Message {
+// A step whose data does not decode is an error: the conversation would
+// silently lose a turn.
+func messagesWith(summary string, runs []string, steps map[string][]Step, images func(runID string, refs []ImageRef) []llm.Image) ([]llm.Message, error) {
 	var msgs []llm.Message
 	add := func(role llm.Role, parts ...llm.Part) {
 		if len(parts) == 0 {
@@ -94,8 +98,10 @@ func messagesWith(summary string, runs []string, steps map[string][]Step, images
 		for _, st := range steps[id] {
 			switch st.Kind {
 			case StepInput:
-				var d InputData
-				json.Unmarshal(st.Data, &d)
+				d, err := stepData[InputData](st)
+				if err != nil {
+					return nil, err
+				}
 				text := d.Text
 				if strings.HasPrefix(d.From, "@") { // another agent wrote it (call_agent)
 					text = fmt.Sprintf("[message from %s]\n%s", d.From, d.Text)
@@ -103,8 +109,10 @@ func messagesWith(summary string, runs []string, steps map[string][]Step, images
 				flush()
 				add(llm.RoleUser, llm.Part{Type: llm.PartText, Text: text})
 			case StepModel:
-				var d ModelData
-				json.Unmarshal(st.Data, &d)
+				d, err := stepData[ModelData](st)
+				if err != nil {
+					return nil, err
+				}
 				flush()
 				var parts []llm.Part
 				if d.Text != "" {
@@ -116,8 +124,10 @@ func messagesWith(summary string, runs []string, steps map[string][]Step, images
 				add(llm.RoleAssistant, parts...)
 				pending = append(pending, d.ToolCalls...)
 			case StepToolResult:
-				var d ToolResultData
-				json.Unmarshal(st.Data, &d)
+				d, err := stepData[ToolResultData](st)
+				if err != nil {
+					return nil, err
+				}
 				i := slices.IndexFunc(pending, func(c ToolCall) bool { return c.ID == d.ID })
 				if i < 0 {
 					continue // the runtime's own call (an approved item), reported by its card's result
@@ -132,7 +142,7 @@ func messagesWith(summary string, runs []string, steps map[string][]Step, images
 		}
 		flush()
 	}
-	return msgs
+	return msgs, nil
 }
 
 // estimateTokens is a rough size of a conversation: about 4 bytes a token.
@@ -176,7 +186,10 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 			return out
 		}
 	}
-	msgs := messagesWith(ss.summary, ss.runs, ss.steps, images)
+	msgs, err := messagesWith(ss.summary, ss.runs, ss.steps, images)
+	if err != nil {
+		return nil, err
+	}
 	if estimateTokens(msgs) <= s.cfg.HistoryBudget {
 		return msgs, nil
 	}
@@ -188,7 +201,10 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 	// Keep the previous run and this one verbatim; summarise the rest.
 	older := ss.runs[:len(ss.runs)-2]
 	through := older[len(older)-1]
-	old := messages(ss.summary, older, ss.steps)
+	old, err := messages(ss.summary, older, ss.steps)
+	if err != nil {
+		return nil, err
+	}
 	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: prompt.CompactInstruction}}})
 	started := s.now()
 	resp, err := p.Chat(ctx, llm.Request{Model: model, System: "You write faithful, compact summaries of conversations.",
@@ -201,8 +217,11 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 		&stepCost{resp.Usage, usd, known, providerName, model}); err != nil {
 		return nil, err
 	}
-	kept := ss.runs[len(ss.runs)-2:]
-	return trimToolOutputs(messages(resp.Text(), kept, ss.steps), s.cfg.HistoryBudget), nil
+	kept, err := messages(resp.Text(), ss.runs[len(ss.runs)-2:], ss.steps)
+	if err != nil {
+		return nil, err
+	}
+	return trimToolOutputs(kept, s.cfg.HistoryBudget), nil
 }
 
 // keepTool is how much of an older tool output survives trimming.

@@ -41,7 +41,10 @@ func TestMessagesCloseUnansweredToolCalls(t *testing.T) {
 	}, "r2": {
 		{Kind: StepInput, Data: []byte(`{"text":"again","from":"you"}`)},
 	}}
-	msgs := messages("", []string{"r1", "r2"}, steps)
+	msgs, err := messages("", []string{"r1", "r2"}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(msgs) != 3 {
 		t.Fatalf("messages = %d, want user, assistant, user (results merged with the next input)", len(msgs))
 	}
@@ -51,5 +54,15 @@ func TestMessagesCloseUnansweredToolCalls(t *testing.T) {
 	last := msgs[2].Parts
 	if last[0].Type != llm.PartToolResult || last[0].ToolCallID != "t1" || !last[0].IsError || last[1].Text != "again" {
 		t.Errorf("last message = %+v; want the interrupted result for t1, then the new input", last)
+	}
+}
+
+func TestMessagesRefuseAStepThatDoesNotDecode(t *testing.T) {
+	steps := map[string][]Step{"r1": {
+		{Kind: StepInput, Data: []byte(`{"text":"hi"}`)},
+		{Kind: StepModel, Seq: 2, Data: []byte(`{"text":`)},
+	}}
+	if _, err := messages("", []string{"r1"}, steps); err == nil || !strings.Contains(err.Error(), "model step 2") {
+		t.Fatalf("err = %v, want the step that does not decode named", err)
 	}
 }

@@ -242,7 +242,7 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		Dismiss bool   `json:"dismiss"`
 		Note    string `json:"note"`
 	}
-	json.Unmarshal(body, &dismiss)
+	_ = json.Unmarshal(body, &dismiss) // a body that is no object is reported by checkAnswer
 	status := pause.Answered
 	var stored any
 	if dismiss.Dismiss {
