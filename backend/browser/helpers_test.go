@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/secret"
@@ -180,6 +181,7 @@ type site struct {
 	forms   []map[string]string // submitted forms
 	hits    map[string]int      // requests per path
 	cookies []string
+	ready   atomic.Bool // /slow shows "Ready now" once set (and a poll sees it)
 }
 
 func (s *site) form(i int) map[string]string {
@@ -246,9 +248,17 @@ func newSite(t testing.TB, app *httptest.Server) *site {
 		fmt.Fprintf(w, page, "Signed in", fmt.Sprintf("<h1>Signed in</h1><p>Email: %s</p><p>Echo: %s</p><p>Country: %s</p>",
 			f["email"], f["password"], f["country"]))
 	})
+	// /slow gets ready when the test says so (s.ready), not after a time a
+	// busy machine may overrun.
+	mux.HandleFunc("/slow/ready", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, s.ready.Load())
+	})
 	serve("/slow", "Slow", `<h1>Slow</h1><p id="s">Loading…</p>
 		<button id="b" disabled>Later</button>
-		<script>setTimeout(() => { document.getElementById('s').textContent = 'Ready now'; document.getElementById('b').disabled = false; }, 700)</script>
+		<script>(async () => {
+			while ((await (await fetch('/slow/ready')).text()) !== 'true') await new Promise((r) => setTimeout(r, 50));
+			document.getElementById('s').textContent = 'Ready now'; document.getElementById('b').disabled = false;
+		})()</script>
 		<a href="/next" onclick="event.preventDefault(); setTimeout(() => location.href = '/next', 400)">Go later</a>`)
 	serve("/tabs", "Tabs", `<h1>Tabs</h1><a href="/next" target="_blank">Next in a new tab</a>
 		<button onclick="window.open('/form')">Open the form</button>`)

