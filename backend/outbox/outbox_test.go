@@ -88,6 +88,12 @@ func open(t *testing.T, path string, key []byte, d outbox.Deps, c outbox.Config)
 	return f
 }
 
+// close stops the outbox and closes the database (as a quitting app does).
+func (f *fixture) close() {
+	f.out.Close()
+	f.db.Close()
+}
+
 func newFixture(t *testing.T, d outbox.Deps, c outbox.Config) *fixture {
 	key := make([]byte, 32)
 	rand.Read(key)
