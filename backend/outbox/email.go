@@ -5,6 +5,8 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net/mail"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"strings"
 
 	gomail "github.com/wneessen/go-mail"
@@ -91,7 +93,7 @@ func (s *Service) TestEmail(ctx context.Context, e Email) error {
 		return err
 	}
 	if e.Host == "" {
-		return fmt.Errorf("no SMTP host: fill in the email settings first")
+		return fault.Invalid("no SMTP host: fill in the email settings first")
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.c.Timeout)
 	defer cancel()
