@@ -22,6 +22,8 @@ export const ORIGINS: { id: Origin; label: string }[] = [
 export const CHANNELS: { id: Channel; label: string }[] = [
   { id: 'in_app', label: 'In app' },
   { id: 'os', label: 'OS notification' },
+  { id: 'email', label: 'Email' },
+  { id: 'hooks', label: 'Hooks' },
 ];
 
 export const originOf = (n: { automated: boolean }): Origin => (n.automated ? 'automated' : 'mine');
@@ -34,7 +36,7 @@ export function showsToast(delivery: Delivery | null, n: Notification): boolean 
 /** The matrix with one box flipped (a new object; the old one is left alone). */
 export function toggleDelivery(d: Delivery, kind: NotificationKind, origin: Origin, channel: Channel): Delivery {
   const next: Delivery = JSON.parse(JSON.stringify(d)); // d may be a reactive proxy, which structuredClone refuses
-  const cell = next[kind]?.[origin] ?? { in_app: false, os: false };
+  const cell = next[kind]?.[origin] ?? { in_app: false, os: false, email: false, hooks: false };
   next[kind] = { ...next[kind], [origin]: { ...cell, [channel]: !cell[channel] } };
   return next;
 }
