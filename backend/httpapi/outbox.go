@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/outbox"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -34,6 +35,10 @@ func (s *Server) outboxRoutes() {
 	}))
 	m.HandleFunc("POST "+base+"hooks/test", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in outbox.Hook) (testResult, error) {
 		return tested(ws.Outbox.TestHook(ctx, in))
+	}))
+	// A mail's or hook's link opens the app on one notification.
+	m.HandleFunc("GET /api/workspaces/{ws}/notifications/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (notify.Notification, error) {
+		return ws.Notify.Get(ctx, r.PathValue("id"))
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/notifications/deliveries", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]outbox.Delivery, error) {
 		q := r.URL.Query()

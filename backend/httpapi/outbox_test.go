@@ -85,6 +85,10 @@ func TestEmailAndHooksThroughTheAPI(t *testing.T) {
 	if strings.Contains(string(b), "pw-never-shown") {
 		t.Errorf("deliveries carry the password: %s", b)
 	}
+	var one notify.Notification
+	if code := e.do(t, "GET", base+"/notifications/"+n.ID, "", &one); code != 200 || one.ID != n.ID {
+		t.Errorf("the link's notification: %d %+v", code, one)
+	}
 	if code := e.do(t, "GET", base+"/notifications/deliveries?problems=maybe", "", &failure); code != 400 {
 		t.Errorf("problems=maybe: %d", code)
 	}

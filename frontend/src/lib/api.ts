@@ -280,6 +280,7 @@ export const api = {
 
   listNotifications: (wsId: string, q: NotificationQuery = {}) =>
     request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),
+  getNotification: (wsId: string, id: string) => request<Notification>('GET', `${ws(wsId)}/notifications/${seg(id)}`),
   dismissNotification: (wsId: string, id: string) =>
     request<Notification>('POST', `${ws(wsId)}/notifications/${seg(id)}/dismiss`),
   /** Dismisses every open notification not raised by a pause (of one agent when given). */

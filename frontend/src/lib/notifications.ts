@@ -74,3 +74,16 @@ export function inbox(notifications: Notification[], openPauses: Pause[]): { ope
 
 /** A count on a badge: "" for none, "99+" past 99. */
 export const badge = (n: number | undefined): string => (!n || n <= 0 ? '' : n > 99 ? '99+' : String(n));
+
+/**
+ * The card a mail or hook links to: the app's address with
+ * ?workspace=ws_…&notification=nt_… (see backend/outbox Link). null when the
+ * page was opened without one.
+ */
+export function cardLink(search: string): { workspace: string; notification: string } | null {
+  const q = new URLSearchParams(search);
+  const workspace = q.get('workspace') ?? '';
+  const notification = q.get('notification') ?? '';
+  if (!/^ws_[A-Za-z0-9_-]+$/.test(workspace) || !/^nt_[A-Za-z0-9_-]+$/.test(notification)) return null;
+  return { workspace, notification };
+}
