@@ -138,16 +138,20 @@ func (s *Service) Plan(ctx context.Context, tx *sql.Tx, n notify.Notification) e
 	if !wantEmail && !wantHooks {
 		return nil
 	}
+	// Settings that cannot be read send nothing on that channel: the
+	// notification itself is never refused for them.
 	var email Email
 	var hooks []Hook
 	if wantEmail {
 		if err := readMeta(ctx, tx, emailKey, &email); err != nil {
-			return fmt.Errorf("read email settings: %w", err)
+			s.d.Logger.Error("outbox: read email settings", "err", err)
+			email = Email{}
 		}
 	}
 	if wantHooks {
 		if err := readMeta(ctx, tx, hooksKey, &hooks); err != nil {
-			return fmt.Errorf("read notification hooks: %w", err)
+			s.d.Logger.Error("outbox: read notification hooks", "err", err)
+			hooks = nil
 		}
 	}
 	type row struct{ channel, target string }
