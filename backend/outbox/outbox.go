@@ -205,8 +205,12 @@ func (s *Service) Start() {
 	go s.loop(ctx, s.done)
 }
 
-// Close stops the sender and waits for an attempt under way to end.
+// Close stops the sender and waits for an attempt under way to end. A nil
+// outbox closes as nothing.
 func (s *Service) Close() {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	cancel, done := s.cancel, s.done
 	s.cancel = nil
