@@ -142,7 +142,8 @@ func hasGo(entries []os.DirEntry) bool {
 //	0 kernel      failure kinds, change events, SQLite, model providers, the prompt
 //	1 nouns       one domain noun each, over the kernel
 //	2 views       packages that combine nouns (tools, notifications, sync records)
-//	3 reach       what agents act through: their browsers, their apps
+//	3 reach       what agents act through: their browsers, their apps; and
+//	              what reaches the person away from the window (the outbox)
 //	4 engine      the run engine, and templates (which raise cards through an
 //	              interface, so they sit beside the engine, not above it)
 //	5 built-ins   the Foreman, the Rerun agent, the relay link: applications
@@ -154,7 +155,7 @@ var layers = map[string]int{
 	"jsonarg": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
 	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1,
 	"notify": 2, "replica": 2, "models": 2, "tool": 2,
-	"browser": 3, "connector": 3,
+	"browser": 3, "connector": 3, "outbox": 3,
 	"run": 4, "template": 4,
 	"foreman": 5, "rerunagent": 5, "relaylink": 5,
 	"workspace": 6,

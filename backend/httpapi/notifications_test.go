@@ -127,7 +127,7 @@ func TestDeliverySettingsThroughTheAPI(t *testing.T) {
 	}
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown kind", `{"shout":{}}`, `unknown notification kind "shout"`},
-		{"unknown channel", `{"info":{"mine":{"email":true}}}`, `unknown channel "email"`},
+		{"unknown channel", `{"info":{"mine":{"sms":true}}}`, `unknown channel "sms"`},
 		{"not a boolean", `{"info":{"mine":{"os":"yes"}}}`, `"info"."mine"."os" in delivery settings must be true or false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

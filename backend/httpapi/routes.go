@@ -83,6 +83,7 @@ func (s *Server) routes() {
 	s.memoryRoutes()
 	s.pauseRoutes()        // pauses.go
 	s.notificationRoutes() // notifications.go: notifications, delivery settings, variables
+	s.outboxRoutes()       // outbox.go: email and hook settings, deliveries
 	s.automationRoutes()   // automations.go: schedules, triggers, the /hooks/ intake
 	s.appRoutes()          // apps.go: catalog, installed apps, custom MCP servers, the OAuth callback
 	s.desktopRoutes()      // desktop.go: each agent's browser, its screen WebSocket

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -23,11 +24,13 @@ const (
 const (
 	InApp = "in_app" // a toast in the window
 	OS    = "os"     // an OS notification from the desktop app
+	Email = "email"  // a mail through the workspace's SMTP settings (package outbox)
+	Hooks = "hooks"  // a POST to each outgoing notification hook (package outbox)
 )
 
 var (
 	origins  = []string{Mine, Automated}
-	channels = []string{InApp, OS}
+	channels = []string{InApp, OS, Email, Hooks}
 )
 
 // Delivery says, by kind, origin and channel, whether a notification is
@@ -40,7 +43,9 @@ const metaKey = "notification_delivery"
 // DefaultDelivery is what a workspace starts with: everything in the window;
 // an OS notification for whatever waits for the person and for errors, and
 // for done and info only from runs that fired on their own (the person is
-// watching the ones they started); never for progress.
+// watching the ones they started); never for progress. Email and hooks carry
+// what waits for the person and errors from runs that fired on their own
+// (they arrive only once email or a hook is set up).
 func DefaultDelivery() Delivery {
 	d := Delivery{}
 	for _, k := range Kinds {
@@ -50,13 +55,14 @@ func DefaultDelivery() Delivery {
 			if (k == Done || k == Info) && o == Mine {
 				osOn = false
 			}
-			d[k][o] = map[string]bool{InApp: true, OS: osOn}
+			away := o == Automated && (k == Error || slices.Contains(pauseKinds, k))
+			d[k][o] = map[string]bool{InApp: true, OS: osOn, Email: away, Hooks: away}
 		}
 	}
 	return d
 }
 
-// Wants says whether n is delivered on channel (InApp or OS).
+// Wants says whether n is delivered on channel (InApp, OS, Email or Hooks).
 func (d Delivery) Wants(n Notification, channel string) bool {
 	origin := Mine
 	if n.Automated {
@@ -112,7 +118,7 @@ func (d Delivery) overlay(base Delivery) error {
 			}
 			for c, on := range byChannel {
 				if _, ok := base[k][o][c]; !ok {
-					return fault.Invalid("unknown channel %q under %q.%q in delivery settings; use %s", c, k, o, strings.Join(channels, " or "))
+					return fault.Invalid("unknown channel %q under %q.%q in delivery settings; use %s", c, k, o, strings.Join(channels, ", "))
 				}
 				base[k][o][c] = on
 			}

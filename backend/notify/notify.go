@@ -2,8 +2,10 @@
 // the notifications of a workspace (an agent's info, progress, done and error
 // messages, and the cards its pauses raise), whether each is still waiting
 // ("To handle"), and how each kind is delivered (in the window, as an OS
-// notification), separately for runs the person started and runs that fired
-// on their own.
+// notification, by email, to outgoing hooks), separately for runs the person
+// started and runs that fired on their own. Email and hooks are sent by
+// package outbox, which plans them through [Service.SetPlanner] in the
+// notification's own transaction.
 //
 // A notification raised by a pause is handled by answering the pause
 // (HandlePause), never by dismissing it; every other one is handled by
@@ -95,7 +97,21 @@ type Service struct {
 	workspace string
 	bus       *event.Bus
 	now       func() time.Time
+	planner   Planner
 }
+
+// Planner queues what a new notification sends beyond the window (package
+// outbox): Plan runs inside the transaction that stores it (a notification
+// is never stored without its deliveries, nor they without it), Planned
+// after that transaction committed.
+type Planner interface {
+	Plan(ctx context.Context, tx *sql.Tx, n Notification) error
+	Planned()
+}
+
+// SetPlanner sets the planner new notifications go through; call it before
+// the workspace serves.
+func (s *Service) SetPlanner(p Planner) { s.planner = p }
 
 // New returns the notification service of the workspace whose database is
 // db; changes are announced on bus (which may be nil) as
@@ -194,12 +210,18 @@ func (s *Service) Notify(ctx context.Context, in Input) (Notification, error) {
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO notifications (`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
 			n.ID, n.AgentID, n.RunID, n.PauseID, n.Kind, n.Title, n.Body, n.Automated, store.FormatTime(n.CreatedAt))
+		if err == nil && s.planner != nil {
+			err = s.planner.Plan(ctx, tx, n)
+		}
 		return err
 	})
 	if err != nil {
 		return Notification{}, fmt.Errorf("notify %s: %w", n.Kind, err)
 	}
 	if !existing {
+		if s.planner != nil {
+			s.planner.Planned()
+		}
 		s.publish("notification.created", n.ID, n.AgentID)
 	}
 	return n, nil

@@ -46,6 +46,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/models"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
+	"github.com/rerun-build/rerun-desktop/backend/outbox"
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -135,6 +136,8 @@ type Workspace struct {
 	// entered in the app among them); Notify its notifications.
 	Variables *secret.Variables
 	Notify    *notify.Service
+	// Outbox sends notifications by email and to outgoing hooks.
+	Outbox *outbox.Service
 	// Models picks the runs' models with this workspace's provider keys.
 	Models *models.Service
 	// Schedules and Triggers are the agents' automations: scheduled tasks
@@ -521,6 +524,11 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Models:    models.New(models.Deps{Shared: h.modelSettings, Variables: vars}),
 		info:      Info{ID: id},
 	}
+	w.Outbox = outbox.New(outbox.Deps{
+		DB: db, Workspace: id, Bus: &h.bus, Notify: w.Notify, Vars: vars,
+		Logger: h.log.With("workspace", id), AppURL: h.appURL(),
+	}, outbox.Config{})
+	w.Notify.SetPlanner(w.Outbox)
 	if w.Connectors, err = h.openApps(id, dir, db, vars, w.Notify); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s apps: %w", id, err)
@@ -570,6 +578,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		name = id
 	}
 	w.info.Name, w.info.CreatedAt = name, store.ParseTime(created)
+	w.Outbox.Start()
 	h.mu.Lock()
 	h.open[id] = w
 	h.keepVariables()
@@ -578,6 +587,15 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	}
 	h.mu.Unlock()
 	return w, nil
+}
+
+// appURL is the local app's address mails and hooks link to ("" when the
+// server's address is not known, as in tests).
+func (h *Home) appURL() string {
+	if h.cfg.LocalAddr == "" {
+		return ""
+	}
+	return "http://" + h.cfg.LocalAddr
 }
 
 // Create makes a new workspace with one box, and opens it.
@@ -625,6 +643,7 @@ func (h *Home) Close() error {
 	for id, w := range h.open {
 		w.Connectors.Close() // ends the stdio servers it started
 		w.Relay.Close()
+		w.Outbox.Close()
 		if err := w.Browsers.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close workspace %s browsers: %w", id, err))
 		}

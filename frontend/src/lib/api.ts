@@ -9,6 +9,10 @@ import type {
   CreatedApiKey,
   DayUsage,
   Delivery,
+  EmailSettings,
+  NotificationHook,
+  OutboxDelivery,
+  SendTest,
   Fire,
   Memory,
   MemoryQuery,
@@ -276,6 +280,7 @@ export const api = {
 
   listNotifications: (wsId: string, q: NotificationQuery = {}) =>
     request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),
+  getNotification: (wsId: string, id: string) => request<Notification>('GET', `${ws(wsId)}/notifications/${seg(id)}`),
   dismissNotification: (wsId: string, id: string) =>
     request<Notification>('POST', `${ws(wsId)}/notifications/${seg(id)}/dismiss`),
   /** Dismisses every open notification not raised by a pause (of one agent when given). */
@@ -283,6 +288,17 @@ export const api = {
     request<{ dismissed: number }>('POST', `${ws(wsId)}/notifications/dismiss`, agentId ? { agent_id: agentId } : {}),
   getDelivery: (wsId: string) => request<Delivery>('GET', `${ws(wsId)}/settings/notifications`),
   saveDelivery: (wsId: string, delivery: Delivery) => request<Delivery>('PUT', `${ws(wsId)}/settings/notifications`, delivery),
+  getEmail: (wsId: string) => request<EmailSettings>('GET', `${ws(wsId)}/settings/notifications/email`),
+  saveEmail: (wsId: string, e: EmailSettings) => request<EmailSettings>('PUT', `${ws(wsId)}/settings/notifications/email`, e),
+  /** Sends a test mail with these settings now; answer is the server's own words when it refused. */
+  testEmail: (wsId: string, e: EmailSettings) => request<SendTest>('POST', `${ws(wsId)}/settings/notifications/email/test`, e),
+  getHooks: (wsId: string) => request<NotificationHook[]>('GET', `${ws(wsId)}/settings/notifications/hooks`),
+  saveHooks: (wsId: string, hooks: NotificationHook[]) => request<NotificationHook[]>('PUT', `${ws(wsId)}/settings/notifications/hooks`, hooks),
+  testHook: (wsId: string, h: NotificationHook) => request<SendTest>('POST', `${ws(wsId)}/settings/notifications/hooks/test`, h),
+  /** Mails and hook POSTs; problems: only failed ones and those waiting for a retry. */
+  listDeliveries: (wsId: string, q: { notification_id?: string; problems?: boolean } = {}) =>
+    request<OutboxDelivery[]>('GET', `${ws(wsId)}/notifications/deliveries${query({ notification_id: q.notification_id, problems: q.problems })}`),
+  retryDelivery: (wsId: string, id: string) => request<void>('POST', `${ws(wsId)}/notifications/deliveries/${seg(id)}/retry`),
 
   listVariables: (wsId: string) => request<Variables>('GET', `${ws(wsId)}/variables`),
   /** Adds a variable or replaces its value; the value never comes back. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badge, inbox, KINDS, sameDelivery, showsToast, toggleDelivery } from './notifications';
+import { badge, cardLink, inbox, KINDS, sameDelivery, showsToast, toggleDelivery } from './notifications';
 import type { Delivery, Notification, Pause } from './types';
 
 function delivery(inApp = true, os = false): Delivery {
@@ -52,7 +52,7 @@ describe('delivery', () => {
   it('fills a kind the server left out', () => {
     const d = delivery();
     delete (d as Partial<Delivery>).credential;
-    expect(toggleDelivery(d, 'credential', 'mine', 'in_app').credential.mine).toEqual({ in_app: true, os: false });
+    expect(toggleDelivery(d, 'credential', 'mine', 'in_app').credential.mine).toEqual({ in_app: true, os: false, email: false, hooks: false });
   });
 
   it('toasts by kind and origin, and by default before the settings are known', () => {
@@ -89,5 +89,14 @@ describe('to handle', () => {
     expect(badge(undefined)).toBe('');
     expect(badge(7)).toBe('7');
     expect(badge(120)).toBe('99+');
+  });
+});
+
+describe('card link', () => {
+  it('reads the workspace and notification of a mail or hook link', () => {
+    expect(cardLink('?notification=nt_abc123&workspace=ws_x1')).toEqual({ workspace: 'ws_x1', notification: 'nt_abc123' });
+    expect(cardLink('')).toBeNull();
+    expect(cardLink('?workspace=ws_x1')).toBeNull();
+    expect(cardLink('?workspace=../x&notification=nt_1')).toBeNull();
   });
 });

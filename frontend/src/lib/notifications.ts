@@ -22,6 +22,8 @@ export const ORIGINS: { id: Origin; label: string }[] = [
 export const CHANNELS: { id: Channel; label: string }[] = [
   { id: 'in_app', label: 'In app' },
   { id: 'os', label: 'OS notification' },
+  { id: 'email', label: 'Email' },
+  { id: 'hooks', label: 'Hooks' },
 ];
 
 export const originOf = (n: { automated: boolean }): Origin => (n.automated ? 'automated' : 'mine');
@@ -34,7 +36,7 @@ export function showsToast(delivery: Delivery | null, n: Notification): boolean 
 /** The matrix with one box flipped (a new object; the old one is left alone). */
 export function toggleDelivery(d: Delivery, kind: NotificationKind, origin: Origin, channel: Channel): Delivery {
   const next: Delivery = JSON.parse(JSON.stringify(d)); // d may be a reactive proxy, which structuredClone refuses
-  const cell = next[kind]?.[origin] ?? { in_app: false, os: false };
+  const cell = next[kind]?.[origin] ?? { in_app: false, os: false, email: false, hooks: false };
   next[kind] = { ...next[kind], [origin]: { ...cell, [channel]: !cell[channel] } };
   return next;
 }
@@ -72,3 +74,16 @@ export function inbox(notifications: Notification[], openPauses: Pause[]): { ope
 
 /** A count on a badge: "" for none, "99+" past 99. */
 export const badge = (n: number | undefined): string => (!n || n <= 0 ? '' : n > 99 ? '99+' : String(n));
+
+/**
+ * The card a mail or hook links to: the app's address with
+ * ?workspace=ws_…&notification=nt_… (see backend/outbox Link). null when the
+ * page was opened without one.
+ */
+export function cardLink(search: string): { workspace: string; notification: string } | null {
+  const q = new URLSearchParams(search);
+  const workspace = q.get('workspace') ?? '';
+  const notification = q.get('notification') ?? '';
+  if (!/^ws_[A-Za-z0-9_-]+$/.test(workspace) || !/^nt_[A-Za-z0-9_-]+$/.test(notification)) return null;
+  return { workspace, notification };
+}

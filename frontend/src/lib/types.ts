@@ -368,7 +368,7 @@ export type Notification = {
 };
 export type NotificationQuery = { agent_id?: string; open?: boolean; limit?: number };
 
-export type Channel = 'in_app' | 'os';
+export type Channel = 'in_app' | 'os' | 'email' | 'hooks';
 /** Runs you started in chat | runs that fired on their own. */
 export type Origin = 'mine' | 'automated';
 export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, boolean>>>;
@@ -682,3 +682,44 @@ export type BrainSummary = {
 export type BrainPage = BrainSummary & { body: string };
 export type BrainVersion = { version: number; title: string; summary: string; body: string; author: BrainAuthor; created_at: string };
 export type BrainPageInput = { title: string; body: string; summary?: string };
+
+/** Settings → Notifications → Email; host "" is off. password names a variable: "${SMTP_PASSWORD}". */
+export type EmailSettings = {
+  host: string;
+  port: number;
+  tls: 'starttls' | 'tls' | 'none';
+  user: string;
+  password: string;
+  from: string;
+  to: string;
+};
+
+export type HookFlavour = 'slack' | 'discord' | 'ntfy' | 'json';
+
+/** An outgoing notification hook; url may hold ${NAME} references, secret (json) names a variable. */
+export type NotificationHook = {
+  id: string;
+  name: string;
+  flavour: HookFlavour;
+  url: string;
+  secret: string;
+  kinds: NotificationKind[] | null;
+};
+
+/** A test button's outcome: the server's own answer when it refused. */
+export type SendTest = { ok: boolean; answer: string };
+
+/** One mail or hook POST of a notification. */
+export type OutboxDelivery = {
+  id: string;
+  notification_id: string;
+  channel: 'email' | 'hook';
+  target: string;
+  target_name: string;
+  status: 'pending' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string;
+  next_at: string | null;
+  created_at: string;
+  sent_at: string | null;
+};
