@@ -50,11 +50,12 @@ test test-go test-e2e test-desktop bench fuzz: export RERUN_KEYCHAIN = off
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
 # unless RERUN_TEST_POSTGRES already names one.
-test-go:
+test-go: $(BIN)/mailpit
 	$(GO) vet ./...
 	@if [ -z "$$RERUN_TEST_POSTGRES" ]; then \
 		RERUN_TEST_POSTGRES=$$(build/postgres.sh) || echo "PostgreSQL did not start: the relay's PostgreSQL tests are skipped"; \
 	fi; export RERUN_TEST_POSTGRES; \
+	export RERUN_MAILPIT=$(abspath $(BIN)/mailpit); \
 	echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...
 
 test-web:
@@ -68,6 +69,11 @@ test-e2e: server $(BIN)/fakellm
 # end-to-end tests point `rerun serve` at; also handy for trying the UI.
 $(BIN)/fakellm: $(GOSRC)
 	CGO_ENABLED=0 $(GO) build -o $@ ./backend/llm/llmtest/cmd/fakellm
+
+# mailpit: the real SMTP server the email tests send to, built from its
+# own module (internal/tools/mailpit) so its dependencies never move ours.
+$(BIN)/mailpit: internal/tools/mailpit/go.mod internal/tools/mailpit/go.sum
+	cd internal/tools/mailpit && GOWORK=off CGO_ENABLED=0 $(GO) build -o $(abspath $@) github.com/axllent/mailpit
 
 # rerun-relay: the hosted relay (sync/cmd/rerun-relay), a static binary.
 $(BIN)/rerun-relay: $(GOSRC)

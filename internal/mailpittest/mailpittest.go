@@ -41,9 +41,18 @@ var (
 
 // Binary builds Mailpit once per test process and returns its path. The
 // binary is kept in the user's cache folder, so later runs only check it.
+// RERUN_MAILPIT names one already built (make test builds it once, before
+// the test packages that need it start at the same time).
 func Binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if p := os.Getenv("RERUN_MAILPIT"); p != "" {
+			binary = p
+			if _, err := os.Stat(p); err != nil {
+				buildErr = fmt.Errorf("RERUN_MAILPIT: %w", err)
+			}
+			return
+		}
 		_, file, _, _ := runtime.Caller(0)
 		modDir := filepath.Join(filepath.Dir(file), "..", "tools", "mailpit")
 		cache, err := os.UserCacheDir()
