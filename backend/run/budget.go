@@ -382,3 +382,54 @@ func (s *Service) budgetStopped(ctx context.Context, r *Run) (bool, error) {
 	}
 	return true, nil
 }
+
+// DaySpend is what one day's model calls used, by the steps that ended in
+// it: the figures budgets are held to.
+type DaySpend struct {
+	Day     string  `json:"day"` // YYYY-MM-DD in the user's time zone
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
+}
+
+// Spend returns the last days of spend, one entry per day, oldest first,
+// days without spend included: of one agent, or of the whole workspace
+// when agentID is "".
+func (s *Service) Spend(ctx context.Context, agentID string, days int) ([]DaySpend, error) {
+	if days <= 0 || days > 366 {
+		days = 30
+	}
+	_, end, _ := s.dayStart()
+	start := end.AddDate(0, 0, -days)
+	out := make([]DaySpend, days)
+	index := map[string]int{}
+	for i := range out {
+		out[i].Day = start.AddDate(0, 0, i).Format("2006-01-02")
+		index[out[i].Day] = i
+	}
+	q := `SELECT st.ended_at, st.input_tokens + st.output_tokens + st.cache_tokens, st.cost_usd
+		FROM steps st JOIN runs r ON r.id = st.run_id
+		WHERE st.ended_at >= ? AND st.ended_at < ? AND (st.input_tokens + st.output_tokens + st.cache_tokens > 0 OR st.cost_usd > 0)`
+	args := []any{store.FormatTime(start), store.FormatTime(end)}
+	if agentID != "" {
+		q += ` AND r.agent_id = ?`
+		args = append(args, agentID)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read spend: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at string
+		var tokens int64
+		var usd float64
+		if err := rows.Scan(&at, &tokens, &usd); err != nil {
+			return nil, err
+		}
+		if i, ok := index[store.ParseTime(at).In(s.cfg.Location).Format("2006-01-02")]; ok {
+			out[i].Tokens += tokens
+			out[i].CostUSD += usd
+		}
+	}
+	return out, rows.Err()
+}
