@@ -7,6 +7,8 @@ import type {
   Box,
   Capability,
   CreatedApiKey,
+  Budget,
+  BudgetLimits,
   DayUsage,
   Delivery,
   Fire,
@@ -214,6 +216,13 @@ export const api = {
     request<Session>('PATCH', `${ws(wsId)}/sessions/${seg(sessionId)}`, patch),
   listRuns: (wsId: string, agentId: string, limit = 100) =>
     request<Run[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs?limit=${limit}`),
+  /** The workspace's spend limits and its spend per day. */
+  workspaceBudget: (wsId: string, days = 30) => request<Budget>('GET', `${ws(wsId)}/budget?days=${days}`),
+  /** Changes the limits given; 0 clears one. */
+  setWorkspaceBudget: (wsId: string, patch: Partial<BudgetLimits>) => request<BudgetLimits>('PATCH', `${ws(wsId)}/budget`, patch),
+  agentBudget: (wsId: string, agentId: string, days = 30) => request<Budget>('GET', `${ws(wsId)}/agents/${seg(agentId)}/budget?days=${days}`),
+  setAgentBudget: (wsId: string, agentId: string, patch: Partial<BudgetLimits>) =>
+    request<BudgetLimits>('PATCH', `${ws(wsId)}/agents/${seg(agentId)}/budget`, patch),
   usage: (wsId: string, agentId: string, days = 30) =>
     request<DayUsage[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/usage?days=${days}`),
   /** Summaries of the agent's runs on the workspace's other devices (read-only). */

@@ -65,14 +65,14 @@ describe('budget card', () => {
   });
 
   it('renders the spend, the bar and the three ways on, with the suggestions filled in', () => {
-    const { body } = render(BudgetCard, { props: { request: day, agentName: 'Scout' } });
+    const { body } = render(BudgetCard, { props: { request: day } });
     expect(body).toContain("Spent $4.80 of the workspace's daily limit of $5.00 on 2026-12-02.");
     expect(body).toContain('aria-valuenow="96"');
     for (const id of ['budget-allow', 'budget-raise', 'budget-stop']) expect(body).toContain(`data-testid="${id}"`);
     expect(body).toContain('value="2.5"');
     expect(body).toContain('value="10"');
     expect(body).toContain('Raise the daily limit to');
-    const perRun = render(BudgetCard, { props: { request: run, agentName: 'Scout' } }).body;
+    const perRun = render(BudgetCard, { props: { request: run } }).body;
     expect(perRun).toContain('Raise the per-run limit to');
     expect(perRun).toContain('tokens more for this run');
   });
