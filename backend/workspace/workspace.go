@@ -553,7 +553,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.Templates = template.New(template.Deps{
 		DB: db, Dir: filepath.Join(dir, "templates"), Workspace: id, Bus: &h.bus, Logger: log,
 		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
-		Connectors: w.Connectors, Variables: vars, Cards: templateCards{w.Runs}, Notify: w.Notify,
+		Connectors: w.Connectors, Variables: vars, Cards: templateCards{w.Runs}, Notify: w.Notify, Budgets: w.Budgets,
 	})
 	w.Foreman = h.openForeman(w, id)
 	if w.Replica, err = h.openReplica(ctx, w, id); err != nil {
