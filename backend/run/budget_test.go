@@ -338,3 +338,48 @@ func hasOpenBudget(f *fixture, agentID string) bool {
 	ps, _ := f.svc.Pauses(context.Background(), run.PauseFilter{AgentID: agentID, Status: pause.Open})
 	return len(ps) > 0
 }
+
+// TestBudgetHoldsCompaction: the summary call that compacts a long session
+// is a model call like a turn: its max_tokens is capped by the budget, and
+// with nothing left the run pauses on the card before summarising.
+func TestBudgetHoldsCompaction(t *testing.T) {
+	f := base(t)
+	f.notes = &notes{}
+	f.budgets = budget.NewService(f.db, "ws", f.bus)
+	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{HistoryBudget: 50})
+	ctx := context.Background()
+	a := f.agent("Talker")
+	words := strings.Repeat("words ", 60)
+	f.fake.Script(llmtest.Text("answer one "+words), llmtest.Text("answer two "+words))
+	f.say(a, "question one "+words)
+	f.say(a, "question two "+words)
+	if _, err := f.budgets.SetAgent(ctx, a.ID, budget.Update{RunTokens: ptr[int64](1500)}); err != nil {
+		t.Fatal(err)
+	}
+	f.fake.Script(llmtest.Text("SUMMARY: asked one and two"), llmtest.Text("answer three"))
+	r := f.say(a, "question three")
+	if r.Status != run.Done || f.kinds(r.ID) != "input,compact,model" {
+		t.Fatalf("run %s with steps %s: %s", r.Status, f.kinds(r.ID), r.Error)
+	}
+	reqs := f.fake.Requests()
+	compact := reqs[len(reqs)-2]
+	if !strings.Contains(compact.System, "summaries") || compact.MaxTokens >= 2048 || compact.MaxTokens < 256 {
+		t.Errorf("compaction call: system %q, max_tokens %d; want the summary capped below its 2048 by the budget", compact.System, compact.MaxTokens)
+	}
+	if tokens(r) > 1500 {
+		t.Errorf("the run used %d tokens, past its limit of 1500", tokens(r))
+	}
+
+	// With too little left even to summarise, the card comes first.
+	if _, err := f.budgets.SetAgent(ctx, a.ID, budget.Update{RunTokens: ptr[int64](100)}); err != nil {
+		t.Fatal(err)
+	}
+	calls := len(f.fake.Requests())
+	r = f.say(a, "question four "+words)
+	if r.Status != run.Paused || len(f.fake.Requests()) != calls {
+		t.Fatalf("run %s after %d calls; want paused on the budget card before any call", r.Status, len(f.fake.Requests())-calls)
+	}
+	if p := f.openPause(r.ID); p.Kind != pause.Budget {
+		t.Errorf("card kind %q", p.Kind)
+	}
+}
