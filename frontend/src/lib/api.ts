@@ -362,7 +362,8 @@ export const api = {
   updateTemplate: (wsId: string, id: string, patch: TemplatePatch) => request<Template>('PATCH', templatePath(wsId, id), patch),
   deleteTemplate: (wsId: string, id: string) => request<void>('DELETE', templatePath(wsId, id)),
   /** Makes a coworker from the template (into boxId, or the first box); cards: what it will ask. */
-  installTemplate: (wsId: string, id: string, opts: { box_id?: string; name?: string } = {}) =>
+  /** budget: the limits the installer accepts (all 0 for none); absent takes the template's suggestion. */
+  installTemplate: (wsId: string, id: string, opts: { box_id?: string; name?: string; budget?: BudgetLimits } = {}) =>
     request<TemplateInstall>('POST', `${templatePath(wsId, id)}/install`, opts),
   /** Where the browser downloads the .rerun-template (same-origin, the cookie signs it). */
   templateExportUrl: (wsId: string, id: string) => `${templatePath(wsId, id)}/export`,

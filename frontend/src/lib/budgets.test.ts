@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limitsDraft, NO_LIMITS, parseLimits, proposeDailyBudget, spendChart } from './budgets';
+import { limitsDraft, limitsSummary, NO_LIMITS, parseLimits, proposeDailyBudget, spendChart } from './budgets';
 import type { ProviderSetting } from './types';
 
 const provider = (configured: boolean) => ({ name: 'anthropic', configured }) as ProviderSetting;
@@ -34,5 +34,10 @@ describe('budgets', () => {
     expect(c.bars[0]!.height).toBeCloseTo((2 / 6.6) * 100);
     const tokens = spendChart(days, 'tokens', 1000, { width: 200, height: 100, top: 0, bottom: 0 });
     expect(tokens.limitY).toBeCloseTo(100 - (1000 / 1100) * 100); // the limit is the top when no day reaches it
+  });
+
+  it('sums limits up in a few words', () => {
+    expect(limitsSummary({ run_tokens: 0, run_usd: 0.5, day_tokens: 200000, day_usd: 0 })).toBe('$0.50 a run, 200,000 tokens a day');
+    expect(limitsSummary(NO_LIMITS)).toBe('');
   });
 });

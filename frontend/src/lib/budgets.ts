@@ -66,3 +66,15 @@ export function spendChart(
   });
   return { bars, limitY: y(limit), today: days.length ? value(days[days.length - 1]!) : 0 };
 }
+
+/** Limits in a few words: "$0.50 a run, 200,000 tokens a day"; '' when none is set. */
+export function limitsSummary(l: BudgetLimits): string {
+  const usd = (v: number) => `$${v.toFixed(2)}`;
+  const tok = (v: number) => `${v.toLocaleString('en-US')} tokens`;
+  const parts: string[] = [];
+  if (l.run_usd) parts.push(`${usd(l.run_usd)} a run`);
+  if (l.run_tokens) parts.push(`${tok(l.run_tokens)} a run`);
+  if (l.day_usd) parts.push(`${usd(l.day_usd)} a day`);
+  if (l.day_tokens) parts.push(`${tok(l.day_tokens)} a day`);
+  return parts.join(', ');
+}

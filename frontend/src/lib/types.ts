@@ -636,6 +636,8 @@ export type TriedServer = { tools: { name: string; description: string }[] };
 export type Template = {
   id: string;
   name: string;
+  /** The spend limits its author suggests; the installer takes, changes or clears them. */
+  budget?: BudgetLimits;
   description: string;
   author: string;
   category: string;
