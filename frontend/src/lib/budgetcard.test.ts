@@ -34,6 +34,7 @@ describe('budget card', () => {
   it('is registered as a kind of pause with its card', () => {
     expect(kinds.budget.label).toBe('Budget');
     expect(kinds.budget.Card).toBe(BudgetCard);
+    expect(kinds.budget.dismissHint).toContain('the run stops');
   });
 
   it('builds each answer from the choice and its amount', () => {

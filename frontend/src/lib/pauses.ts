@@ -38,6 +38,8 @@ export interface KindSpec<Req, Ans> {
   /** The card's button, and its hint until the answer is ready. */
   submit: string;
   waiting: string;
+  /** What Dismiss does, when not "the agent continues without it". */
+  dismissHint?: string;
   /** Answered in the Desktop tab, not in the card: the button opens the Desktop. */
   inDesktop?: boolean;
   /** The card's heading; handle: the agent's, when the heading should name it. */
