@@ -173,6 +173,14 @@ func TestAgentTools(t *testing.T) {
 	if got.Soul != "# v2" || got.Model != "gpt-4o" || got.Handle != "inbox-keeper" {
 		t.Errorf("update_agent = %+v", got)
 	}
+	mustCall(t, c, "update_agent", map[string]any{"agent": a.ID, "budget": map[string]any{"day_usd": 2.5, "run_tokens": 40000}}, &got)
+	if got.Budget == nil || got.Budget.DayUSD != 2.5 || got.Budget.RunTokens != 40000 || got.Soul != "# v2" {
+		t.Errorf("update_agent budget = %+v", got.Budget)
+	}
+	mustCall(t, c, "update_agent", map[string]any{"agent": a.ID, "budget": map[string]any{"run_tokens": 0}}, &got)
+	if got.Budget == nil || got.Budget.DayUSD != 2.5 || got.Budget.RunTokens != 0 {
+		t.Errorf("update_agent clearing one limit = %+v", got.Budget)
+	}
 	souls, _ := e.ws.Agents.Souls(context.Background(), a.ID)
 	if len(souls) != 2 {
 		t.Errorf("soul versions = %d, want 2", len(souls))

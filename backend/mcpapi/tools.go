@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
@@ -48,9 +49,11 @@ type Agent struct {
 	Capabilities []string `json:"capabilities"`
 	// Builtin names a built-in agent ("rerun"); such an agent is managed
 	// in the app only.
-	Builtin   string    `json:"builtin,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Builtin string `json:"builtin,omitempty"`
+	// Budget is the agent's spend limits (0: none), with its soul.
+	Budget    *budget.Limits `json:"budget,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
 }
 
 func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSoul bool) Agent {
@@ -63,6 +66,11 @@ func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSou
 	}
 	if withSoul {
 		out.Soul = a.Soul
+		if w != nil && w.Budgets != nil {
+			if l, err := w.Budgets.Agent(ctx, a.ID); err == nil {
+				out.Budget = &l
+			}
+		}
 	}
 	return out
 }
@@ -244,13 +252,20 @@ func agentTools() []toolDef {
 			`"name":{"type":"string"},"soul":{"type":"string","description":"The whole new soul, markdown."},` +
 			`"provider":{"type":"string"},"model":{"type":"string"},` +
 			`"capabilities":{"type":"array","items":{"type":"string"},"description":"The complete new list of enabled tool families."},` +
-			`"space":{"type":"string","description":"Move to this space (id or name)."}` +
+			`"space":{"type":"string","description":"Move to this space (id or name)."},` +
+			`"budget":{"type":"object","description":"Spend limits; only the fields given change, 0 clears one. Every model call is capped to what they leave; at a limit the run waits on a budget card the person answers in the app.","properties":{` +
+			`"run_tokens":{"type":"integer","minimum":0,"description":"Tokens one run may use."},` +
+			`"run_usd":{"type":"number","minimum":0,"description":"US dollars one run may spend (priced from the model price table; a model with no price is held to its token limits only)."},` +
+			`"day_tokens":{"type":"integer","minimum":0,"description":"Tokens per day, all its runs together."},` +
+			`"day_usd":{"type":"number","minimum":0,"description":"US dollars per day, all its runs together."}` +
+			`},"additionalProperties":false}` +
 			`},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
 				agent.Update
-				Agent string  `json:"agent"`
-				Space *string `json:"space"`
+				Agent  string         `json:"agent"`
+				Space  *string        `json:"space"`
+				Budget *budget.Update `json:"budget"`
 			}
 			if err := decode(args, &in); err != nil {
 				if strings.Contains(err.Error(), `"handle"`) {
@@ -275,9 +290,19 @@ func agentTools() []toolDef {
 				}
 				in.BoxID = &box
 			}
+			if in.Budget != nil { // checked before anything changes
+				if _, err := in.Budget.Apply(budget.Limits{}); err != nil {
+					return nil, err
+				}
+			}
 			a, err = w.Agents.Update(ctx, a.ID, in.Update)
 			if err != nil {
 				return nil, err
+			}
+			if in.Budget != nil {
+				if _, err := w.Budgets.SetAgent(ctx, a.ID, *in.Budget); err != nil {
+					return nil, err
+				}
 			}
 			return toAgent(ctx, w, a, true), nil
 		},

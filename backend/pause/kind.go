@@ -10,7 +10,7 @@ import (
 
 // kinds lists every kind of pause, in the order the app shows them. A new
 // kind is a file defining it with Define, and one entry here.
-var kinds = []Kind{question, approval, connector, credential, takeover}
+var kinds = []Kind{question, approval, connector, credential, takeover, budgetKind}
 
 // Kinds returns every kind of pause.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }

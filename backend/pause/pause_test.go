@@ -110,7 +110,24 @@ func FuzzPause(f *testing.F) {
 	f.Add(`{"connector":"X","fields":[{"name":"token","type":"secret","required":true}]}`, `{"values":{"token":"abcd"}}`)
 	f.Add(`{"variable":"API_KEY"}`, `{"value":"abcd"}`)
 	f.Add(`{"reason":"a captcha","url":"https://example.com"}`, `{"handed_back":true}`)
+	f.Add(`{"scope":"agent","period":"day","unit":"usd","owner":"agent","limit":5,"spent":4.9,"need":0.2}`, `{"choice":"raise","amount":10}`)
 	f.Fuzz(func(t *testing.T, req, answer string) {
+		var b pause.BudgetRequest
+		if json.Unmarshal([]byte(req), &b) == nil && b.Check() == nil {
+			var a pause.BudgetAnswer
+			if json.Unmarshal([]byte(answer), &a) == nil && b.CheckAnswer(&a) == nil {
+				switch {
+				case a.Choice == pause.BudgetAllow && !(a.Amount > 0):
+					t.Fatalf("allow %v passed", a.Amount)
+				case a.Choice == pause.BudgetRaise && !(a.Amount > b.Spent):
+					t.Fatalf("raise to %v passed with %v spent", a.Amount, b.Spent)
+				case a.Choice == pause.BudgetStop && a.Amount != 0:
+					t.Fatalf("stop with amount %v", a.Amount)
+				case a.Choice != pause.BudgetAllow && a.Choice != pause.BudgetRaise && a.Choice != pause.BudgetStop:
+					t.Fatalf("choice %q passed", a.Choice)
+				}
+			}
+		}
 		var q pause.QuestionRequest
 		if json.Unmarshal([]byte(req), &q) == nil && q.Check() == nil {
 			if n := len(q.Questions); n < 1 || n > pause.MaxQuestions {

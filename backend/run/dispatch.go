@@ -93,7 +93,7 @@ func (s *Service) dispatch(ctx context.Context) error {
 		WHERE status = 'queued' AND (parent_run_id = '' OR started_at IS NOT NULL)
 		AND session_id NOT IN (SELECT session_id FROM runs WHERE status IN ('paused', 'running'))
 		AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.session_id = r.session_id AND o.status = 'queued'
-			AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.id < r.id)))
+			AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.id < r.id)))`+budgetWaits+`
 		ORDER BY created_at, id LIMIT ?`, free+len(s.busySessions()))
 	if err != nil {
 		return err
@@ -182,6 +182,9 @@ func (s *Service) execute(ctx context.Context, r Run) {
 
 	status, output, closing := s.loop(ctx, &r)
 	if status == "" { // shutdown: leave it running, it resumes next start
+		return
+	}
+	if status == Queued { // back in the queue behind a budget card
 		return
 	}
 	if status == Paused { // recorded with its card; it continues from the answer

@@ -18,6 +18,8 @@
 //     to workers (one per session), executing a run to its end.
 //   - turn.go: loop, the model turns of one run.
 //   - history.go: the conversation a turn sends, compacted when too long.
+//   - budget.go: the spend limits every model call is capped to, the
+//     reservations of calls in flight, the budget card and its answer.
 //   - promptparts.go, source.go, brain.go: the system prompt's parts.
 //   - toolturn.go: the tool calls of one model turn, and the cards
 //     (pauses) they raise.

@@ -206,15 +206,24 @@ func (s *Service) history(ctx context.Context, r *Run, p llm.Provider, providerN
 		return nil, err
 	}
 	old = append(old, llm.Message{Role: llm.RoleUser, Parts: []llm.Part{{Type: llm.PartText, Text: prompt.CompactInstruction}}})
-	started := s.now()
-	resp, err := p.Chat(ctx, llm.Request{Model: model, System: "You write faithful, compact summaries of conversations.",
-		Messages: mergeRoles(old), MaxTokens: 2048}, nil)
+	// The summary is a model call like a turn: held to the budgets.
+	const system = "You write faithful, compact summaries of conversations."
+	old = mergeRoles(old)
+	maxTokens, release, err := s.reserve(context.WithoutCancel(ctx), r, model, estimateInput(system, old, nil), 2048)
 	if err != nil {
+		return nil, err
+	}
+	started := s.now()
+	resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: old, MaxTokens: maxTokens}, nil)
+	if err != nil {
+		release()
 		return nil, fmt.Errorf("summarise older turns: %w", err)
 	}
 	usd, known := s.models.Cost(model, resp.Usage)
-	if err := s.record(ctx, r, StepCompact, CompactData{Summary: resp.Text(), Through: through}, started,
-		&stepCost{resp.Usage, usd, known, providerName, model}); err != nil {
+	err = s.record(ctx, r, StepCompact, CompactData{Summary: resp.Text(), Through: through}, started,
+		&stepCost{resp.Usage, usd, known, providerName, model})
+	release()
+	if err != nil {
 		return nil, err
 	}
 	kept, err := messages(resp.Text(), ss.runs[len(ss.runs)-2:], ss.steps)

@@ -268,6 +268,11 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		if r.Source == SourceTemplate {
 			return endAsked(ctx, tx, p, status, now)
 		}
+		if p.Kind == pause.Budget { // more for the run, or a higher limit, with the answer
+			if err := s.answerBudget(ctx, tx, p, stored); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'queued' WHERE id = ? AND status = 'paused'`, p.RunID)
 		return err
 	})
@@ -283,6 +288,9 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		if err := s.notifier.HandlePause(ctx, id); err != nil {
 			s.log.Warn("mark a pause's notification handled", "pause", id, "err", err)
 		}
+	}
+	if p.Kind == pause.Budget && s.budgets != nil {
+		s.budgets.Published(p.AgentID)
 	}
 	s.log.Info("pause answered", "pause", id, "run", p.RunID, "status", status)
 	if r.Source == SourceTemplate {

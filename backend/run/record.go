@@ -45,6 +45,11 @@ func (s *Service) record(ctx context.Context, r *Run, kind string, data any, sta
 			_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = ? WHERE id = ?`, seq, r.ID)
 			return err
 		}
+		if cached := cost.usage.CacheReadTokens + cost.usage.CacheWriteTokens; cached > 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE steps SET cache_tokens = ? WHERE run_id = ? AND seq = ?`, cached, r.ID, seq); err != nil {
+				return err
+			}
+		}
 		_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = ?, provider = ?, model = ?,
 			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
 			cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,

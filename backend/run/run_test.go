@@ -12,6 +12,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -92,6 +93,8 @@ type fixture struct {
 	apps *connector.Service
 	// brain, when set before serve, is the workspace's Brain.
 	brain *brain.Service
+	// budgets, when set before serve, are the workspace's spend limits.
+	budgets *budget.Service
 }
 
 func setup(t testing.TB, provider string, cfg run.Config) *fixture {
@@ -127,7 +130,7 @@ func base(t testing.TB) *fixture {
 func (f *fixture) serve(m run.Models, cfg run.Config) *run.Service {
 	svc := run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: m, Bus: f.bus,
 		SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
-		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes, Apps: f.apps, Brain: f.brain}, cfg)
+		Memory: f.memory, Skills: f.skills, Vars: f.vars, Notifier: f.notes, Apps: f.apps, Brain: f.brain, Budgets: f.budgets}, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { svc.Serve(ctx); close(done) }()

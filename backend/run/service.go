@@ -10,6 +10,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/llm"
@@ -91,6 +92,8 @@ type Service struct {
 	apps      *connector.Service
 	browsers  Browsers
 	brain     *brain.Service
+	budgets   *budget.Service
+	ledger    ledger
 
 	kick chan struct{}
 	// startStmts are StartTx's statements, prepared once: schedules and
@@ -137,6 +140,8 @@ type Deps struct {
 	// Brain is the workspace's pages every agent reads in its prompt and
 	// with read_brain_page, and proposes edits to (nil: no Brain).
 	Brain *brain.Service
+	// Budgets are the spend limits every model call is held to (nil: none).
+	Budgets *budget.Service
 }
 
 // ToolSource gives an agent tools of its own making; it decides from the
@@ -155,7 +160,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain), apps: d.Apps, browsers: d.Browsers, brain: d.Brain,
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain), apps: d.Apps, browsers: d.Browsers, brain: d.Brain, budgets: d.Budgets,
 		kick: make(chan struct{}, 1),
 		startStmts: sync.OnceValues(func() (startStatements, error) {
 			return prepareStart(d.DB)

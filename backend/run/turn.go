@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/rerun-build/rerun-desktop/backend/event"
@@ -28,6 +29,11 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	}
 	caller := &agentCaller{s: s, run: r}
 	env := s.toolEnv(a, r, caller)
+	if stop, err := s.budgetStopped(bg, r); err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	} else if stop {
+		return Cancelled, "", CancelData{Reason: "stopped at its budget by you"}
+	}
 	if err := s.settle(ctx, r, tools, env, caller); err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
@@ -55,6 +61,9 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 			return Failed, "", ErrorData{err.Error()}
 		}
 		msgs, err := s.history(ctx, r, p, providerName, model)
+		if eb := (*errBudget)(nil); errors.As(err, &eb) {
+			return s.budgetReached(ctx, r, eb)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				st, closing := s.stopped(ctx)
@@ -63,14 +72,24 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 			return Failed, "", ErrorData{err.Error()}
 		}
 		system := s.system(bg, a, extra)
+		// The answer is capped to what the budgets leave, and its worst case
+		// reserved until its step is committed.
+		maxTokens, release, err := s.reserve(bg, r, model, estimateInput(system, msgs, specs), s.cfg.MaxTokens)
+		if eb := (*errBudget)(nil); errors.As(err, &eb) {
+			return s.budgetReached(ctx, r, eb)
+		}
+		if err != nil {
+			return Failed, "", ErrorData{err.Error()}
+		}
 		started := s.now()
-		resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: msgs, Tools: specs, MaxTokens: s.cfg.MaxTokens},
+		resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: msgs, Tools: specs, MaxTokens: maxTokens},
 			func(d llm.Delta) {
 				if s.bus != nil && d.Text != "" {
 					s.bus.Publish(event.Change{Workspace: s.workspace, Kind: event.KindDelta, ID: r.ID, Agent: r.AgentID, Session: r.SessionID, Text: d.Text})
 				}
 			})
 		if err != nil {
+			release()
 			if ctx.Err() != nil {
 				st, closing := s.stopped(ctx)
 				return st, "", closing
@@ -82,7 +101,9 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 		for _, c := range resp.ToolCalls() {
 			md.ToolCalls = append(md.ToolCalls, ToolCall{ID: c.ToolCallID, Name: c.ToolName, Input: c.Input})
 		}
-		if err := s.record(bg, r, StepModel, md, started, &stepCost{resp.Usage, usd, known, providerName, model}); err != nil {
+		err = s.record(bg, r, StepModel, md, started, &stepCost{resp.Usage, usd, known, providerName, model})
+		release()
+		if err != nil {
 			return Failed, "", ErrorData{err.Error()}
 		}
 		if len(md.ToolCalls) == 0 {
@@ -112,4 +133,14 @@ func (s *Service) closeInterrupted(ctx context.Context, r *Run) error {
 		}
 	}
 	return nil
+}
+
+// budgetReached pauses r on a budget card, or queues it behind the one
+// already open for the same daily limit.
+func (s *Service) budgetReached(ctx context.Context, r *Run, e *errBudget) (Status, string, any) {
+	st, err := s.onBudget(ctx, r, e)
+	if err != nil {
+		return Failed, "", ErrorData{err.Error()}
+	}
+	return st, r.Output, nil
 }

@@ -101,6 +101,11 @@ func (s *Service) gather(ctx context.Context, agentID string) (*gathered, error)
 	m := blankManifest()
 	m.Name = a.Name
 	m.Model = Model{Provider: a.Provider, Model: a.Model}
+	if s.d.Budgets != nil { // the agent's budget becomes the template's suggestion
+		if l, err := s.d.Budgets.Agent(ctx, agentID); err == nil && l.Any() {
+			m.Budget = &l
+		}
+	}
 	m.Capabilities = slices.Clone(a.Capabilities)
 	m.AskFirst = map[string]bool(a.AskFirst)
 	g := &gathered{pkg: &Package{Manifest: m, Skills: map[string]map[string][]byte{}, Files: map[string][]byte{}},

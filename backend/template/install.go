@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
@@ -23,6 +24,10 @@ import (
 type InstallOptions struct {
 	BoxID string `json:"box_id"` // the box the agent sits on; default the first
 	Name  string `json:"name"`   // the agent's name; default the template's
+	// Budget is the agent's spend limits as the installer accepts them:
+	// the template's suggestion as shown, changed, or all 0 for none. Nil
+	// takes the suggestion as it is.
+	Budget *budget.Limits `json:"budget"`
 }
 
 // Installed is the agent an install made and what it asks of the person.
@@ -50,6 +55,11 @@ func (s *Service) Install(ctx context.Context, id string, o InstallOptions) (Ins
 	if err := c.check(s.catalog()); err != nil {
 		return Installed{}, err
 	}
+	if o.Budget != nil {
+		if err := o.Budget.Check(); err != nil {
+			return Installed{}, err
+		}
+	}
 	if o.BoxID == "" {
 		boxes, err := s.d.Boxes.List(ctx)
 		if err != nil {
@@ -72,6 +82,17 @@ func (s *Service) Install(ctx context.Context, id string, o InstallOptions) (Ins
 		Model: c.Model.Model, Capabilities: caps, AskFirst: c.AskFirst})
 	if err != nil {
 		return Installed{}, err
+	}
+	limits := c.Budget
+	if o.Budget != nil {
+		limits = o.Budget
+	}
+	if limits != nil && limits.Any() && s.d.Budgets != nil {
+		if _, err := s.d.Budgets.SetAgent(ctx, a.ID, budget.Update{RunTokens: &limits.RunTokens, RunUSD: &limits.RunUSD,
+			DayTokens: &limits.DayTokens, DayUSD: &limits.DayUSD}); err != nil {
+			s.undo(context.WithoutCancel(ctx), a.ID)
+			return Installed{}, err
+		}
 	}
 	cards, err := s.fill(ctx, a, c)
 	if err != nil {

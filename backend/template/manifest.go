@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
@@ -59,7 +60,10 @@ type Manifest struct {
 	Category      string `json:"category"`
 	Price         string `json:"price"`
 	// Model is a suggestion; the person may pick another.
-	Model        Model           `json:"model"`
+	Model Model `json:"model"`
+	// Budget is the spend limits the author suggests; the installer
+	// accepts, changes or clears them (InstallOptions.Budget).
+	Budget       *budget.Limits  `json:"budget,omitempty"`
 	Capabilities []string        `json:"capabilities"`
 	AskFirst     map[string]bool `json:"ask_first"`
 	Schedules    []Schedule      `json:"schedules"`
@@ -195,6 +199,14 @@ func (m *Manifest) check(catalog *connector.Catalog) error {
 	}
 	if m.Model.Model, err = text("model.model", m.Model.Model, agent.MaxModelLen, true); err != nil {
 		return err
+	}
+	if m.Budget != nil {
+		if err := m.Budget.Check(); err != nil {
+			return fault.Invalid("budget: %v", err)
+		}
+		if !m.Budget.Any() {
+			m.Budget = nil
+		}
 	}
 	if m.Capabilities, err = checkCapabilities(m.Capabilities); err != nil {
 		return err

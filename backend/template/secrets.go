@@ -54,7 +54,9 @@ func walkJSON(v any, at string) error {
 				return err
 			}
 			child := at + "." + k
-			if valueKey.MatchString(k) && !isReference(x[k]) {
+			_, isNumber := x[k].(float64)
+			budgetLimit := at == "template.json.budget" && isNumber // run_tokens, day_tokens: counts, not tokens of a service
+			if valueKey.MatchString(k) && !isReference(x[k]) && !budgetLimit {
 				return fault.Invalid("%s holds a value; a template carries the names of the variables it needs, never their values, tokens or keys: remove it (list the name under variables)", child)
 			}
 			if err := walkJSON(x[k], child); err != nil {

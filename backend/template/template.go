@@ -41,6 +41,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -142,6 +143,8 @@ type Deps struct {
 	Triggers   *trigger.Service
 	Connectors *connector.Service
 	Variables  *secret.Variables
+	// Budgets receive the budget an install accepts (nil: none is set).
+	Budgets *budget.Service
 	// Cards raise the cards an install asks; Notify tells the person what
 	// was installed paused.
 	Cards  Cards

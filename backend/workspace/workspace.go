@@ -38,6 +38,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/browser"
+	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -156,6 +157,9 @@ type Workspace struct {
 	// Brain is the workspace's pages about the company, read by every
 	// agent; the Foreman writes the first ones (brain.Service.Save).
 	Brain *brain.Service
+	// Budgets are the spend limits of the workspace and its agents, held
+	// by every model call of its runs.
+	Budgets *budget.Service
 	// Replica syncs the workspace's records with its other devices, hooked
 	// to its services by relaylink.OpenReplica (sync.go).
 	Replica *replica.Engine
@@ -521,6 +525,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		Variables: vars,
 		Notify:    notify.New(db, id, &h.bus),
 		Brain:     brain.New(db, id, &h.bus),
+		Budgets:   budget.NewService(db, id, &h.bus),
 		Models:    models.New(models.Deps{Shared: h.modelSettings, Variables: vars}),
 		info:      Info{ID: id},
 	}
@@ -536,7 +541,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.Runs = run.NewService(run.Deps{
 		DB: db, Workspace: id, Agents: w.Agents, Boxes: w.Boxes, Models: w.Models, Bus: &h.bus,
 		Logger: h.log.With("workspace", id), SharedDir: filepath.Join(dir, "shared"), SharedDB: filepath.Join(dir, "shared.db"),
-		Memory: w.Memory, Skills: w.Skills, Brain: w.Brain,
+		Memory: w.Memory, Skills: w.Skills, Brain: w.Brain, Budgets: w.Budgets,
 		Vars: vars, Notifier: runNotifier{w.Notify},
 		Apps:    w.Connectors,
 		Sources: []run.ToolSource{browserTools{w.Browsers}, h.rerunTools(w), foremanTools{w}}, Browsers: browserTools{w.Browsers},
@@ -556,7 +561,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	w.Templates = template.New(template.Deps{
 		DB: db, Dir: filepath.Join(dir, "templates"), Workspace: id, Bus: &h.bus, Logger: log,
 		Agents: w.Agents, Boxes: w.Boxes, Skills: w.Skills, Schedules: w.Schedules, Triggers: w.Triggers,
-		Connectors: w.Connectors, Variables: vars, Cards: templateCards{w.Runs}, Notify: w.Notify,
+		Connectors: w.Connectors, Variables: vars, Cards: templateCards{w.Runs}, Notify: w.Notify, Budgets: w.Budgets,
 	})
 	w.Foreman = h.openForeman(w, id)
 	if w.Replica, err = h.openReplica(ctx, w, id); err != nil {

@@ -13,6 +13,8 @@
 //	got := srv.Requests()[0] // model, system, messages, tools, stream flag
 //
 // Each request takes the next scripted Reply, whichever API it came in on.
+// A reply longer than the request's max_tokens is cut there, as a real
+// model cuts it (see Reply.capped); Request.MaxTokens records the cap.
 // When the script runs out the server answers 500 "fake: no scripted reply
 // left", unless a fallback such as Echo was set.
 //
@@ -79,6 +81,42 @@ type ToolCall struct {
 // Usage is the token counts a reply reports.
 type Usage struct {
 	Input, Output, CacheRead, CacheWrite int
+}
+
+// defaultUsage is what a reply reports when its script gives no usage.
+func (r Reply) defaultUsage(req Request) Usage {
+	if r.Usage != (Usage{}) {
+		return r.Usage
+	}
+	return Usage{Input: 10 + 5*len(req.Messages), Output: 1 + len(r.Text)/4 + 10*len(r.ToolCalls)}
+}
+
+// capped is r as a real model answers under the request's max_tokens: an
+// answer whose output tokens pass the cap stops at it, reporting exactly
+// max_tokens output tokens, its text cut to four bytes a token, its tool
+// calls dropped, and the stop reason max_tokens ("length" for OpenAI).
+func (r Reply) capped(req Request) Reply {
+	if req.MaxTokens <= 0 || r.Status != 0 {
+		return r
+	}
+	u := r.defaultUsage(req)
+	if u.Output <= req.MaxTokens {
+		return r
+	}
+	text := r.Text
+	if len(r.Chunks) > 0 {
+		text = strings.Join(r.Chunks, "")
+	}
+	if n := 4 * req.MaxTokens; len(text) > n {
+		text = strings.ToValidUTF8(text[:n], "")
+	}
+	u.Output = req.MaxTokens
+	r.Text, r.Chunks, r.ToolCalls, r.Usage = text, nil, nil, u
+	r.StopReason = "max_tokens"
+	if req.API == "openai" {
+		r.StopReason = "length"
+	}
+	return r
 }
 
 // Text is a reply streaming text.
@@ -267,6 +305,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok && fallback != nil {
 		reply, ok = fallback(req), true
 	}
+	reply = reply.capped(req)
 	if !ok {
 		if s.t != nil {
 			s.t.Logf("llmtest: request %d to %s has no scripted reply left", seq, r.URL.Path)
@@ -400,13 +439,7 @@ func (a *answer) chunks() []string {
 	return Split(a.reply.Text, 4)
 }
 
-func (a *answer) usage() Usage {
-	u := a.reply.Usage
-	if u == (Usage{}) {
-		u = Usage{Input: 10 + 5*len(a.req.Messages), Output: 1 + len(a.reply.Text)/4 + 10*len(a.reply.ToolCalls)}
-	}
-	return u
-}
+func (a *answer) usage() Usage { return a.reply.defaultUsage(a.req) }
 
 func (a *answer) callID(i int) string {
 	if id := a.reply.ToolCalls[i].ID; id != "" {

@@ -190,3 +190,35 @@ func TestParseImages(t *testing.T) {
 		})
 	}
 }
+
+// TestReplyIsCutAtMaxTokens: an answer longer than the request's max_tokens
+// stops there, as a real model's does, on both APIs, and the server
+// records the cap it received.
+func TestReplyIsCutAtMaxTokens(t *testing.T) {
+	srv := llmtest.New(t)
+	for _, p := range []llm.Provider{
+		llm.NewAnthropic(llm.AnthropicConfig{APIKey: "k", BaseURL: srv.AnthropicURL()}),
+		llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: srv.OpenAIURL()}),
+	} {
+		t.Run(p.Name(), func(t *testing.T) {
+			long := strings.Repeat("word ", 400) // about 500 tokens by the fake's count
+			srv.Script(llmtest.Reply{Text: long, ToolCalls: []llmtest.ToolCall{{Name: "x"}}}, llmtest.Text("short"))
+			resp, err := p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{user("hi")}, MaxTokens: 50}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if got := reqs[len(reqs)-1].MaxTokens; got != 50 {
+				t.Errorf("max_tokens received = %d, want 50", got)
+			}
+			if resp.Usage.OutputTokens != 50 || resp.StopReason != llm.StopMaxTokens || len(resp.Text()) != 200 || len(resp.ToolCalls()) != 0 {
+				t.Errorf("capped answer: usage %+v, stop %q, %d bytes, %d tool calls; want 50 tokens, max_tokens, 200 bytes, no calls",
+					resp.Usage, resp.StopReason, len(resp.Text()), len(resp.ToolCalls()))
+			}
+			resp, err = p.Chat(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{user("hi")}, MaxTokens: 50}, nil)
+			if err != nil || resp.Text() != "short" || resp.StopReason != llm.StopEnd {
+				t.Errorf("an answer under the cap: %q stop %q (%v)", resp.Text(), resp.StopReason, err)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import type {
   Box,
   Capability,
   CreatedApiKey,
+  Budget,
+  BudgetLimits,
   DayUsage,
   Delivery,
   EmailSettings,
@@ -218,6 +220,13 @@ export const api = {
     request<Session>('PATCH', `${ws(wsId)}/sessions/${seg(sessionId)}`, patch),
   listRuns: (wsId: string, agentId: string, limit = 100) =>
     request<Run[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs?limit=${limit}`),
+  /** The workspace's spend limits and its spend per day. */
+  workspaceBudget: (wsId: string, days = 30) => request<Budget>('GET', `${ws(wsId)}/budget?days=${days}`),
+  /** Changes the limits given; 0 clears one. */
+  setWorkspaceBudget: (wsId: string, patch: Partial<BudgetLimits>) => request<BudgetLimits>('PATCH', `${ws(wsId)}/budget`, patch),
+  agentBudget: (wsId: string, agentId: string, days = 30) => request<Budget>('GET', `${ws(wsId)}/agents/${seg(agentId)}/budget?days=${days}`),
+  setAgentBudget: (wsId: string, agentId: string, patch: Partial<BudgetLimits>) =>
+    request<BudgetLimits>('PATCH', `${ws(wsId)}/agents/${seg(agentId)}/budget`, patch),
   usage: (wsId: string, agentId: string, days = 30) =>
     request<DayUsage[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/usage?days=${days}`),
   /** Summaries of the agent's runs on the workspace's other devices (read-only). */
@@ -369,7 +378,8 @@ export const api = {
   updateTemplate: (wsId: string, id: string, patch: TemplatePatch) => request<Template>('PATCH', templatePath(wsId, id), patch),
   deleteTemplate: (wsId: string, id: string) => request<void>('DELETE', templatePath(wsId, id)),
   /** Makes a coworker from the template (into boxId, or the first box); cards: what it will ask. */
-  installTemplate: (wsId: string, id: string, opts: { box_id?: string; name?: string } = {}) =>
+  /** budget: the limits the installer accepts (all 0 for none); absent takes the template's suggestion. */
+  installTemplate: (wsId: string, id: string, opts: { box_id?: string; name?: string; budget?: BudgetLimits } = {}) =>
     request<TemplateInstall>('POST', `${templatePath(wsId, id)}/install`, opts),
   /** Where the browser downloads the .rerun-template (same-origin, the cookie signs it). */
   templateExportUrl: (wsId: string, id: string) => `${templatePath(wsId, id)}/export`,

@@ -5,6 +5,7 @@
 // card and one line in `kinds`.
 import type { Component } from 'svelte';
 import ApprovalCard, { approval } from '../components/ApprovalCard.svelte';
+import BudgetCard, { budget } from '../components/BudgetCard.svelte';
 import ConnectorCard, { connector } from '../components/ConnectorCard.svelte';
 import CredentialCard, { credential, type CredentialReply } from '../components/CredentialCard.svelte';
 import QuestionCard, { question } from '../components/QuestionCard.svelte';
@@ -12,6 +13,8 @@ import TakeoverCard, { takeover } from '../components/TakeoverCard.svelte';
 import type {
   ApprovalAnswer,
   ApprovalRequest,
+  BudgetAnswer,
+  BudgetRequest,
   ConnectorAnswer,
   ConnectorRequest,
   CredentialAnswer,
@@ -35,6 +38,8 @@ export interface KindSpec<Req, Ans> {
   /** The card's button, and its hint until the answer is ready. */
   submit: string;
   waiting: string;
+  /** What Dismiss does, when not "the agent continues without it". */
+  dismissHint?: string;
   /** Answered in the Desktop tab, not in the card: the button opens the Desktop. */
   inDesktop?: boolean;
   /** The card's heading; handle: the agent's, when the heading should name it. */
@@ -65,6 +70,7 @@ export const kinds = {
   connector: kind<ConnectorRequest, ConnectorAnswer, ConnectorAnswer>(connector, ConnectorCard),
   credential: kind<CredentialRequest, CredentialAnswer, CredentialReply>(credential, CredentialCard),
   takeover: kind<TakeoverRequest, TakeoverAnswer, never>(takeover, TakeoverCard),
+  budget: kind<BudgetRequest, BudgetAnswer, BudgetAnswer>(budget, BudgetCard),
 };
 
 /** By kind: its request, stored answer and reply types (types.ts builds Pause and PauseReply from them). */
@@ -94,6 +100,7 @@ export function answeredSummary(p: Pause): { title: string; lines: SummaryLine[]
 
 // What each card builds, defined beside it.
 export { approvalReply, decide, decideAll, decisionCounts, type Decisions, type ItemDecision } from '../components/ApprovalCard.svelte';
+export { budgetAmount, budgetDraft, budgetLine, budgetReply, parseAmount, type BudgetDraft } from '../components/BudgetCard.svelte';
 export { connectorReply, fieldError } from '../components/ConnectorCard.svelte';
 export { credentialReply } from '../components/CredentialCard.svelte';
 export { answerOf, emptyDrafts, pickOption, questionReply, typeOther, type QuestionDraft } from '../components/QuestionCard.svelte';

@@ -326,6 +326,32 @@ export type TakeoverRequest = { reason: string; url: string };
 /** Answered by Hand back in the Desktop tab. */
 export type TakeoverAnswer = { handed_back: true };
 
+/** A run reached a spend limit before its next model call: what was spent (tokens or USD) against which limit. */
+export type BudgetRequest = {
+  scope: 'run' | 'agent' | 'workspace';
+  period: 'run' | 'day';
+  unit: 'tokens' | 'usd';
+  agent_id: string;
+  /** Whose limit: the agent's or the workspace's. */
+  owner: 'agent' | 'workspace';
+  /** YYYY-MM-DD of a daily limit. */
+  day?: string;
+  limit: number;
+  spent: number;
+  /** About what the next call needs. */
+  need: number;
+  suggest_more: number;
+  suggest_limit: number;
+};
+/** allow: amount more for this run; raise: the new limit; stop: end the run. */
+export type BudgetAnswer = { choice: 'allow' | 'raise' | 'stop'; amount: number };
+
+/** Spend limits of the workspace or an agent; 0 is none. */
+export type BudgetLimits = { run_tokens: number; run_usd: number; day_tokens: number; day_usd: number };
+export type DaySpend = { day: string; tokens: number; cost_usd: number };
+/** A scope's limits and its spend per day, oldest first. */
+export type Budget = { limits: BudgetLimits; days: DaySpend[] };
+
 export type DismissAnswer = { dismissed: true; note: string };
 
 type PauseBase = {
@@ -610,6 +636,8 @@ export type TriedServer = { tools: { name: string; description: string }[] };
 export type Template = {
   id: string;
   name: string;
+  /** The spend limits its author suggests; the installer takes, changes or clears them. */
+  budget?: BudgetLimits;
   description: string;
   author: string;
   category: string;
