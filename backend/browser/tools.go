@@ -119,7 +119,11 @@ func (m *Manager) Tools() []tool.Tool {
 					return "", "", err
 				}
 				o.b.remember(values)
-				return o.typeText(ctx, int(*in.Element), *in.Text, resolved, in.Submit, len(values) > 0)
+				var check func(host string) error
+				if len(values) > 0 {
+					check = func(host string) error { return env.CheckSend([]string{*in.Text}, host) }
+				}
+				return o.typeText(ctx, int(*in.Element), *in.Text, resolved, in.Submit, check)
 			}),
 		},
 		{

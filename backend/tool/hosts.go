@@ -7,10 +7,10 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
-// checkSend refuses texts (as written, ${NAME} not yet filled in) going to
+// CheckSend refuses texts (as written, ${NAME} not yet filled in) going to
 // hosts when a variable they name may not be sent there
 // (secret.Variables.CheckSend). Vars is a *secret.Variables in the app.
-func (e *Env) checkSend(texts []string, hosts ...string) error {
+func (e *Env) CheckSend(texts []string, hosts ...string) error {
 	if c, ok := e.Vars.(interface {
 		CheckSend(texts []string, hosts ...string) error
 	}); ok {
@@ -39,5 +39,5 @@ func (e *Env) checkCommandHosts(command string, env map[string]string, resolvedC
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		texts = append(texts, env[k])
 	}
-	return e.checkSend(texts, hosts...)
+	return e.CheckSend(texts, hosts...)
 }

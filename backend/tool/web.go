@@ -80,7 +80,7 @@ func webTools() []Tool {
 			}
 			lim := defaultFetchLimits
 			lim.redactor = env.redactor()
-			lim.checkHost = func(host string) error { return env.checkSend(written, host) }
+			lim.checkHost = func(host string) error { return env.CheckSend(written, host) }
 			if u, err := url.Parse(strings.TrimSpace(in.URL)); err == nil && u.Host != "" {
 				if err := lim.checkHost(u.Host); err != nil {
 					return "", err
