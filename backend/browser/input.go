@@ -254,7 +254,7 @@ func (o *op) typeText(ctx context.Context, n int, text, resolved string, submit 
 	}
 	if kind != "password" && kind != "date" {
 		if got, err := field.Eval(`() => this.isContentEditable ? this.innerText : this.value`); err == nil && got.Value.Str() != resolved {
-			fmt.Fprintf(&out, "; the field now reads %q (it changed or limited the text)", clip(got.Value.Str(), 200))
+			fmt.Fprintf(&out, "; the field now reads %q (it changed or limited the text)", o.clip(got.Value.Str(), 200))
 		}
 	}
 	m := o.mark(t)
