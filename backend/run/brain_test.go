@@ -186,3 +186,30 @@ func TestProposeBrainEditWaitsForApproval(t *testing.T) {
 		t.Errorf("stale proposal answered %q", out)
 	}
 }
+
+// A variable's value in a proposed page is refused when it is proposed:
+// no card shows it to the person, the agent is told to write ${NAME}.
+func TestProposeBrainEditRefusesAVariableValueBeforeTheCard(t *testing.T) {
+	f := base(t)
+	f.brain = brain.New(f.db, "ws", f.bus)
+	vars := f.variables()
+	if _, err := vars.Set(context.Background(), "SHOP_TOKEN", "shop-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	f.vars = vars
+	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{})
+	a := f.agent("Scout", "memory")
+	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "propose_brain_edit", Args: args(map[string]any{
+		"title": "Access", "body": "The shop's token is shop-token-0123456789.", "base_version": 0, "reason": "So everyone has it."})}),
+		llmtest.Text("I will not store it."))
+	if r := f.say(a, "Note the token."); r.Status != run.Done {
+		t.Fatalf("run: %s (%s), want done without a card", r.Status, r.Error)
+	}
+	out, isErr := lastToolResult(f.fake, "c1")
+	if !isErr || !strings.Contains(out, "holds the value of the variable SHOP_TOKEN") || !strings.Contains(out, "write ${SHOP_TOKEN} instead") {
+		t.Errorf("the agent was told %q (error %v), want the value refused", out, isErr)
+	}
+	if _, err := f.brain.Get(context.Background(), "Access"); err == nil {
+		t.Error("the page was written")
+	}
+}
