@@ -213,3 +213,31 @@ func TestProposeBrainEditRefusesAVariableValueBeforeTheCard(t *testing.T) {
 		t.Error("the page was written")
 	}
 }
+
+// An agent's chat message holding a variable's value is masked in the
+// step, the run's answer and what the next request sends.
+func TestChatMessageMasksAVariableValue(t *testing.T) {
+	f, vars, _ := hitl(t)
+	if _, err := vars.Set(context.Background(), "SHOP_TOKEN", "shop-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent("Scout")
+	f.fake.Script(llmtest.Text("Here it is: shop-token-0123456789."), llmtest.Text("ok"))
+	r := f.say(a, "What is the token?")
+	if r.Status != run.Done {
+		t.Fatalf("run: %s (%s)", r.Status, r.Error)
+	}
+	steps, err := f.svc.Steps(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(steps)
+	if strings.Contains(string(all), "shop-token-0123456789") || !strings.Contains(string(all), "[redacted:SHOP_TOKEN]") {
+		t.Fatalf("steps = %s, want the value masked", all)
+	}
+	f.say(a, "Thanks.")
+	reqs := f.fake.Requests()
+	if body := string(reqs[len(reqs)-1].Body); strings.Contains(body, "shop-token-0123456789") {
+		t.Fatalf("the next request carries the value: %s", body)
+	}
+}
