@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -41,6 +42,23 @@ const snapGroup = "rerun-snapshot"
 type op struct {
 	b *Browser
 	p *proc
+	// vars masks the workspace's variables (and the app's secrets) in what
+	// is cut here before the run masks the whole output: a value cut in
+	// half would pass that unmasked (nil: none to mask).
+	vars *secret.Redactor
+}
+
+// clip is clip after masking (redact): a value the cut would halve is
+// masked whole first.
+func (o *op) clip(s string, n int) string { return clip(o.redact(s), n) }
+
+// cutURL is cutURL after masking.
+func (o *op) cutURL(u string, n int) string { return cutURL(o.redact(u), n) }
+
+// redact masks the typed values and the workspace's variables in s; what
+// is cut afterwards holds no part of one.
+func (o *op) redact(s string) string {
+	return o.vars.Redact(o.b.redact(s))
 }
 
 // mark is a tab's counters before an action, to tell what it changed.
@@ -85,7 +103,7 @@ func (o *op) settle(ctx context.Context, m mark) string {
 		}
 	}
 	if blocked := o.leaveBlocked(ctx, t); blocked != "" {
-		return fmt.Sprintf(" It tried to open %s, the Rerun app's own local server, which was refused; the tab stays where it was.", cutURL(blocked, 120))
+		return fmt.Sprintf(" It tried to open %s, the Rerun app's own local server, which was refused; the tab stays where it was.", o.cutURL(blocked, 120))
 	}
 	u, title := p.info(t)
 	p.mu.Lock()
@@ -95,9 +113,9 @@ func (o *op) settle(ctx context.Context, m mark) string {
 	case active != t:
 		return note // the new tab is announced by the notes
 	case docs > m.docs:
-		return fmt.Sprintf(" The tab went to %s (%q).%s", cutURL(u, 200), clip(title, 100), note)
+		return fmt.Sprintf(" The tab went to %s (%q).%s", o.cutURL(u, 200), o.clip(title, 100), note)
 	case navs > m.navs || u != m.url:
-		return fmt.Sprintf(" The address is now %s.%s", cutURL(u, 200), note)
+		return fmt.Sprintf(" The address is now %s.%s", o.cutURL(u, 200), note)
 	}
 	return note
 }
@@ -232,9 +250,9 @@ func (o *op) open(ctx context.Context, raw string, newTab bool) (string, error) 
 		}
 		var nav *rod.NavigationError
 		if errors.As(err, &nav) {
-			return "", fault.Invalid("could not open %s: %s; check the address, or try again if the site is down", cutURL(u, 200), nav.Reason)
+			return "", fault.Invalid("could not open %s: %s; check the address, or try again if the site is down", o.cutURL(u, 200), nav.Reason)
 		}
-		return "", fmt.Errorf("open %s: %w", cutURL(u, 200), err)
+		return "", fmt.Errorf("open %s: %w", o.cutURL(u, 200), err)
 	}
 	note := o.settleLoad(ctx, m)
 	if blocked := o.leaveBlocked(ctx, t); blocked != "" {
@@ -245,7 +263,7 @@ func (o *op) open(ctx context.Context, raw string, newTab bool) (string, error) 
 	if newTab {
 		where = fmt.Sprintf("Opened in a new tab (tab %d)", t.id)
 	}
-	return fmt.Sprintf("%s %s (%q).%s Call browser_snapshot to read the page and get element numbers.", where, cutURL(cur, 300), clip(title, 150), note), nil
+	return fmt.Sprintf("%s %s (%q).%s Call browser_snapshot to read the page and get element numbers.", where, o.cutURL(cur, 300), o.clip(title, 150), note), nil
 }
 
 // refusedRedirect says that opening u led to the forbidden address blocked.
@@ -323,7 +341,7 @@ func (o *op) wait(ctx context.Context, in waitInput) (string, string, error) {
 			return ctx.Err()
 		}
 		u, title := o.p.info(t)
-		return fault.Invalid("timed out after %s waiting for %s; the page is %s (%q); call browser_snapshot to see what it shows", d.Round(100*time.Millisecond), what, cutURL(u, 200), clip(title, 100))
+		return fault.Invalid("timed out after %s waiting for %s; the page is %s (%q); call browser_snapshot to see what it shows", d.Round(100*time.Millisecond), what, o.cutURL(u, 200), o.clip(title, 100))
 	}
 	poll := func(js string, arg any) error {
 		for {
@@ -399,9 +417,9 @@ func (o *op) wait(ctx context.Context, in waitInput) (string, string, error) {
 		}
 		u, title := o.p.info(t)
 		if already {
-			return fmt.Sprintf("The page had already gone to %s (%q).", cutURL(u, 200), clip(title, 100)), "waited for the page to load", nil
+			return fmt.Sprintf("The page had already gone to %s (%q).", o.cutURL(u, 200), o.clip(title, 100)), "waited for the page to load", nil
 		}
-		return fmt.Sprintf("The page went to %s (%q) after %s.", cutURL(u, 200), clip(title, 100), took()), "waited for the page to load", nil
+		return fmt.Sprintf("The page went to %s (%q) after %s.", o.cutURL(u, 200), o.clip(title, 100), took()), "waited for the page to load", nil
 	default:
 		select {
 		case <-wctx.Done():
@@ -448,7 +466,7 @@ func (o *op) back(ctx context.Context) (string, error) {
 	}
 	o.waitNav(ctx, m, h.Entries[h.CurrentIndex-1].URL)
 	u, title := o.p.info(t)
-	return fmt.Sprintf("Went back to %s (%q). Call browser_snapshot for its elements.", cutURL(u, 300), clip(title, 150)), nil
+	return fmt.Sprintf("Went back to %s (%q). Call browser_snapshot for its elements.", o.cutURL(u, 300), o.clip(title, 150)), nil
 }
 
 // tabs lists the tabs, the current one marked.
@@ -479,7 +497,7 @@ func (o *op) tabs(ctx context.Context) (string, error) {
 		if title == "" {
 			title = "(no title)"
 		}
-		fmt.Fprintf(&b, "%s tab %d: %q — %s\n", mark, t.id, clip(title, 100), cutURL(t.url, 200))
+		fmt.Fprintf(&b, "%s tab %d: %q — %s\n", mark, t.id, o.clip(title, 100), o.cutURL(t.url, 200))
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
@@ -499,7 +517,7 @@ func (o *op) switchTab(ctx context.Context, id int) (string, error) {
 		return "", err
 	}
 	u, title := o.p.info(t)
-	return fmt.Sprintf("Switched to tab %d: %s (%q). Call browser_snapshot for its elements.", id, cutURL(u, 300), clip(title, 150)), nil
+	return fmt.Sprintf("Switched to tab %d: %s (%q). Call browser_snapshot for its elements.", id, o.cutURL(u, 300), o.clip(title, 150)), nil
 }
 
 // closeTab closes tab id (0: the current one). The last tab is replaced by
@@ -531,7 +549,7 @@ func (o *op) closeTab(ctx context.Context, id int) (string, error) {
 		return "", err
 	}
 	u, title := o.p.info(cur)
-	return fmt.Sprintf("Closed tab %d. The current tab is %d: %s (%q).", t.id, cur.id, cutURL(u, 300), clip(title, 150)), nil
+	return fmt.Sprintf("Closed tab %d. The current tab is %d: %s (%q).", t.id, cur.id, o.cutURL(u, 300), o.clip(title, 150)), nil
 }
 
 // clip cuts s to n characters with an ellipsis.

@@ -175,8 +175,11 @@ const fieldJS = `() => {
 
 // typeText types text into element n, replacing what it held, and presses
 // Enter after it when submit is set. Values of ${NAME} variables are typed
-// but never returned.
-func (o *op) typeText(ctx context.Context, n int, text, resolved string, submit bool, usedVars bool) (string, string, error) {
+// but never returned. check, set when text used variables, is asked first
+// whether they may go to the host of the field's page (or frame): an error
+// from it types nothing.
+func (o *op) typeText(ctx context.Context, n int, text, resolved string, submit bool, check func(host string) error) (string, string, error) {
+	usedVars := check != nil
 	t, el, desc, err := o.element(ctx, n)
 	if err != nil {
 		return "", "", err
@@ -206,6 +209,17 @@ func (o *op) typeText(ctx context.Context, n int, text, resolved string, submit 
 		return "", "", fault.Invalid("element [%d] %s is not a text field; type into a textbox of the snapshot (click this one first if it opens one)", n, desc)
 	case info.Result.Value.Get("disabled").Bool():
 		return "", "", fault.Invalid("element [%d] %s is disabled or read-only; it takes no text now", n, desc)
+	}
+	if check != nil {
+		// The document the field belongs to: a frame may come from
+		// another site than its page.
+		where, err := field.Eval(`() => this.ownerDocument.location.host || this.ownerDocument.location.protocol`)
+		if err != nil {
+			return "", "", o.elementErr(n, err)
+		}
+		if err := check(where.Value.Str()); err != nil {
+			return "", "", fault.Invalid("nothing was typed into [%d] %s: %s", n, desc, fault.Message(err))
+		}
 	}
 	if _, err := field.Eval(`() => this.scrollIntoView({block: 'center', behavior: 'instant'})`); err != nil {
 		return "", "", o.elementErr(n, err)
@@ -240,7 +254,7 @@ func (o *op) typeText(ctx context.Context, n int, text, resolved string, submit 
 	}
 	if kind != "password" && kind != "date" {
 		if got, err := field.Eval(`() => this.isContentEditable ? this.innerText : this.value`); err == nil && got.Value.Str() != resolved {
-			fmt.Fprintf(&out, "; the field now reads %q (it changed or limited the text)", clip(got.Value.Str(), 200))
+			fmt.Fprintf(&out, "; the field now reads %q (it changed or limited the text)", o.clip(got.Value.Str(), 200))
 		}
 	}
 	m := o.mark(t)

@@ -347,6 +347,13 @@ func (b *Browser) setAction(s string) {
 	b.changed()
 }
 
+// longest is the longest masked form of the typed values.
+func (b *Browser) longest() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.redactor.Longest()
+}
+
 // remember keeps values resolved from variables, so later snapshots and
 // results mask them.
 func (b *Browser) remember(values map[string]string) {

@@ -56,7 +56,10 @@ func (o *op) render(ctx context.Context, t *tab) (string, error) {
 	// by the next one (a page restored from the back-forward cache hands out
 	// the same object ids again, so they must be freed before, not after).
 	_ = proto.RuntimeReleaseObjectGroup{ObjectGroup: snapGroup}.Call(page)
-	obj, err := evalPage(page, snapGroup, snapshotJS, maxSnapshotText)
+	// Past the cap what a value reaching across it needs, to mask it
+	// whole before cutting.
+	over := min(3*max(o.vars.Longest(), o.b.longest()), 1<<20)
+	obj, err := evalPage(page, snapGroup, snapshotJS, maxSnapshotText+over)
 	if err != nil {
 		return "", err
 	}
@@ -96,16 +99,25 @@ func (o *op) render(ctx context.Context, t *tab) (string, error) {
 	if ntabs > 1 {
 		fmt.Fprintf(&hd, "Tab %d of %d: ", t.id, ntabs)
 	}
-	fmt.Fprintf(&hd, "%q — %s\n", clip(title, 150), cutURL(u, 300))
+	fmt.Fprintf(&hd, "%q — %s\n", clip(o.redact(title), 150), cutURL(o.redact(u), 300))
 	fmt.Fprintf(&hd, "Viewport %d×%d; scrolled to %d of %d px. Elements: %d.\n\n", w, h, v.Get("scrollY").Int(), v.Get("scrollHeight").Int(), len(els))
-	body := v.Get("text").Str()
+	// Masked before any cut: here, and pageOf's.
+	body := o.redact(v.Get("text").Str())
+	full := v.Get("full").Bool()
+	if len(body) > maxSnapshotText {
+		cut := maxSnapshotText
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
+			cut--
+		}
+		body, full = body[:cut], true
+	}
 	if strings.TrimSpace(body) == "" {
 		body = "(the page shows no text)"
 	}
-	if v.Get("full").Bool() {
+	if full {
 		body += "\n[the page goes on; this is as much as a snapshot holds]"
 	}
-	text := o.b.redact(hd.String() + body)
+	text := hd.String() + body
 
 	o.p.mu.Lock()
 	t.refs, t.descs, t.refsValid, t.staleReason, t.snap = els, descs, true, "", text

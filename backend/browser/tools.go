@@ -52,7 +52,7 @@ func (m *Manager) Tools() []tool.Tool {
 					return "", "", err
 				}
 				out, err := o.open(ctx, in.URL, in.NewTab)
-				return out, "opened " + cutURL(strings.TrimSpace(in.URL), 120), err
+				return out, "opened " + o.cutURL(strings.TrimSpace(in.URL), 120), err
 			}),
 		},
 		{
@@ -119,7 +119,11 @@ func (m *Manager) Tools() []tool.Tool {
 					return "", "", err
 				}
 				o.b.remember(values)
-				return o.typeText(ctx, int(*in.Element), *in.Text, resolved, in.Submit, len(values) > 0)
+				var check func(host string) error
+				if len(values) > 0 {
+					check = func(host string) error { return env.CheckSend([]string{*in.Text}, host) }
+				}
+				return o.typeText(ctx, int(*in.Element), *in.Text, resolved, in.Submit, check)
 			}),
 		},
 		{
@@ -204,7 +208,7 @@ func (m *Manager) Tools() []tool.Tool {
 				u, title := o.p.info(t)
 				w, h := o.b.Viewport()
 				ref := m.images.put(png)
-				return fmt.Sprintf("Screenshot of %s (%q), %d×%d CSS px, %d KiB PNG %s", cutURL(u, 200), clip(title, 100), w, h, (len(png)+1023)/1024, ref),
+				return fmt.Sprintf("Screenshot of %s (%q), %d×%d CSS px, %d KiB PNG %s", o.cutURL(u, 200), o.clip(title, 100), w, h, (len(png)+1023)/1024, ref),
 					"took a screenshot", nil
 			}),
 		},
@@ -325,6 +329,9 @@ func (m *Manager) runnerFor(limit time.Duration, act action) func(ctx context.Co
 		}
 		b.mu.Unlock()
 		o := &op{b: b, p: p}
+		if r, ok := env.Vars.(interface{ Redactor() *secret.Redactor }); ok {
+			o.vars = r.Redactor()
+		}
 		if handBack {
 			before = append(before, o.handBackNote(ctx))
 		}
@@ -337,7 +344,7 @@ func (m *Manager) runnerFor(limit time.Duration, act action) func(ctx context.Co
 		if t, terr := p.current(ctx); terr == nil {
 			// A page that wandered to a refused address is taken back.
 			if blocked := o.leaveBlocked(ctx, t); blocked != "" && err == nil {
-				out += fmt.Sprintf(" The page then tried to open %s, the Rerun app's own local server, which was refused; the tab went back.", cutURL(blocked, 120))
+				out += fmt.Sprintf(" The page then tried to open %s, the Rerun app's own local server, which was refused; the tab went back.", o.cutURL(blocked, 120))
 			}
 			p.mu.Lock()
 			t.seenNavs = t.navs
@@ -369,7 +376,7 @@ func (o *op) handBackNote(ctx context.Context) string {
 		return "The person took over the browser and handed it back."
 	}
 	u, title := o.p.info(t)
-	return fmt.Sprintf("The person took over the browser and handed it back; the page is now %s (%s). Element numbers from before are void: take a new snapshot.", cutURL(u, 300), clip(title, 150))
+	return fmt.Sprintf("The person took over the browser and handed it back; the page is now %s (%s). Element numbers from before are void: take a new snapshot.", o.cutURL(u, 300), o.clip(title, 150))
 }
 
 // noteErr is an error whose text carries notes along with the failure; it

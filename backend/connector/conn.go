@@ -137,6 +137,9 @@ func (s *Service) open(ctx context.Context, cn Connector) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkHosts(cn, t); err != nil {
+		return nil, err
+	}
 	c, err := s.dial(cctx, cn, t)
 	if err != nil && t.Type == TransportHTTP && errors.Is(err, transport.ErrLegacySSEServer) {
 		t.Type = TransportSSE

@@ -91,6 +91,12 @@ func (f *Foreman) check(ctx context.Context, c *coworker) (*template.Template, e
 	if strings.TrimSpace(c.Soul) == "" {
 		return nil, fault.Invalid("%s needs a soul: its job, inputs, output, tone and what to ask the person, in markdown (or name a template)", c.Name)
 	}
+	// Before any card, as every other way to write a soul: no variable's
+	// value, nothing shaped like a credential (a nil Variables checks the
+	// shapes).
+	if err := f.d.Variables.CheckStored(c.Name+"'s soul", "a soul", c.Soul, false); err != nil {
+		return nil, err
+	}
 	return nil, nil
 }
 

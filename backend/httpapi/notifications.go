@@ -35,10 +35,10 @@ func (s *Server) notificationRoutes() {
 		where, note := s.cfg.Home.KeyStore()
 		return variables{KeyStore: where, KeyStoreNote: note, Variables: list}, err
 	}))
-	m.HandleFunc("PUT /api/workspaces/{ws}/variables/{name}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in struct {
-		Value string `json:"value"`
-	}) (secret.Info, error) {
-		v, err := ws.Variables.Set(ctx, r.PathValue("name"), in.Value)
+	// A value, hosts or both: hosts alone change an existing variable's
+	// hosts (the value is never shown, so it need not be typed again).
+	m.HandleFunc("PUT /api/workspaces/{ws}/variables/{name}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in secret.Change) (secret.Info, error) {
+		v, err := ws.Variables.Update(ctx, r.PathValue("name"), in)
 		if err == nil {
 			s.log.Info("variable set", "workspace", ws.Info().ID, "name", v.Name)
 		}

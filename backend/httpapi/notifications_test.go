@@ -260,3 +260,38 @@ func TestModelKeySavedInSettingsIsAVariable(t *testing.T) {
 		t.Errorf("authorization = %q, want the saved key", got)
 	}
 }
+
+// Settings → Variables sets and shows the hosts a variable may be sent to,
+// changes them without the value, and refuses a malformed host.
+func TestVariableHosts(t *testing.T) {
+	e := newEnv(t)
+	ws := "/api/workspaces/" + e.ws
+	var info struct {
+		Name  string   `json:"name"`
+		Hosts []string `json:"hosts"`
+	}
+	if code := e.do(t, "PUT", ws+"/variables/GH_TOKEN", `{"value":"gh-value-0123456789","hosts":["API.github.com","*.githubusercontent.com"]}`, &info); code != 200 ||
+		strings.Join(info.Hosts, ",") != "api.github.com,*.githubusercontent.com" {
+		t.Fatalf("set with hosts = %d %+v", code, info)
+	}
+	if code := e.do(t, "PUT", ws+"/variables/GH_TOKEN", `{"hosts":["api.github.com"]}`, &info); code != 200 || strings.Join(info.Hosts, ",") != "api.github.com" {
+		t.Fatalf("hosts alone = %d %+v", code, info)
+	}
+	if code := e.do(t, "PUT", ws+"/variables/GH_TOKEN", `{"value":"gh-value-9876543210"}`, &info); code != 200 || strings.Join(info.Hosts, ",") != "api.github.com" {
+		t.Fatalf("value alone = %d %+v, want the hosts kept", code, info)
+	}
+	raw := e.raw(t, "GET", ws+"/variables")
+	if !strings.Contains(raw, `"name":"GH_TOKEN","hosts":["api.github.com"]`) {
+		t.Fatalf("list = %s, want GH_TOKEN with its host", raw)
+	}
+	var fail struct {
+		Error string `json:"error"`
+	}
+	if code := e.do(t, "PUT", ws+"/variables/GH_TOKEN", `{"hosts":["https://api.github.com/"]}`, &fail); code != 400 ||
+		!strings.Contains(raw+fail.Error, "write the host alone (here api.github.com)") {
+		t.Fatalf("bad host = %d %+v", code, fail)
+	}
+	if code := e.do(t, "PUT", ws+"/variables/NEW_ONE", `{"hosts":["a.example.com"]}`, &fail); code != 404 || !strings.Contains(fail.Error, "give its value too") {
+		t.Fatalf("hosts of a missing variable = %d %+v", code, fail)
+	}
+}

@@ -11,21 +11,25 @@ import (
 )
 
 // withBrain adds the Brain's tool source to sources.
-func withBrain(sources []ToolSource, b *brain.Service) []ToolSource {
+func withBrain(sources []ToolSource, b *brain.Service, vars Variables) []ToolSource {
 	if b == nil {
 		return sources
 	}
-	return append(slices.Clip(sources), brainSource{b})
+	check, _ := vars.(tool.StoredChecker) // nil: the credential shapes only
+	return append(slices.Clip(sources), brainSource{b, check})
 }
 
 // brainSource gives every agent read_brain_page while the Brain has pages,
 // and agents with the memory capability propose_brain_edit, whose calls
 // always wait for a person's approval.
-type brainSource struct{ brain *brain.Service }
+type brainSource struct {
+	brain *brain.Service
+	check tool.StoredChecker // refuses a variable's value before any card
+}
 
 func (src brainSource) Tools(ctx context.Context, a agent.Agent) ([]tool.Tool, error) {
 	propose := canPropose(a)
-	tools := tool.BrainTools(src.brain, propose)
+	tools := tool.BrainToolsChecked(src.brain, propose, src.check)
 	list, err := src.brain.List(ctx)
 	if err != nil || len(list) == 0 {
 		tools = slices.DeleteFunc(tools, func(t tool.Tool) bool { return t.Name == "read_brain_page" })

@@ -186,3 +186,58 @@ func TestProposeBrainEditWaitsForApproval(t *testing.T) {
 		t.Errorf("stale proposal answered %q", out)
 	}
 }
+
+// A variable's value in a proposed page is refused when it is proposed:
+// no card shows it to the person, the agent is told to write ${NAME}.
+func TestProposeBrainEditRefusesAVariableValueBeforeTheCard(t *testing.T) {
+	f := base(t)
+	f.brain = brain.New(f.db, "ws", f.bus)
+	vars := f.variables()
+	if _, err := vars.Set(context.Background(), "SHOP_TOKEN", "shop-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	f.vars = vars
+	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{})
+	a := f.agent("Scout", "memory")
+	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "propose_brain_edit", Args: args(map[string]any{
+		"title": "Access", "body": "The shop's token is shop-token-0123456789.", "base_version": 0, "reason": "So everyone has it."})}),
+		llmtest.Text("I will not store it."))
+	if r := f.say(a, "Note the token."); r.Status != run.Done {
+		t.Fatalf("run: %s (%s), want done without a card", r.Status, r.Error)
+	}
+	out, isErr := lastToolResult(f.fake, "c1")
+	if !isErr || !strings.Contains(out, "holds the value of the variable SHOP_TOKEN") || !strings.Contains(out, "write ${SHOP_TOKEN} instead") {
+		t.Errorf("the agent was told %q (error %v), want the value refused", out, isErr)
+	}
+	if _, err := f.brain.Get(context.Background(), "Access"); err == nil {
+		t.Error("the page was written")
+	}
+}
+
+// An agent's chat message holding a variable's value is masked in the
+// step, the run's answer and what the next request sends.
+func TestChatMessageMasksAVariableValue(t *testing.T) {
+	f, vars, _ := hitl(t)
+	if _, err := vars.Set(context.Background(), "SHOP_TOKEN", "shop-token-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	a := f.agent("Scout")
+	f.fake.Script(llmtest.Text("Here it is: shop-token-0123456789."), llmtest.Text("ok"))
+	r := f.say(a, "What is the token?")
+	if r.Status != run.Done {
+		t.Fatalf("run: %s (%s)", r.Status, r.Error)
+	}
+	steps, err := f.svc.Steps(context.Background(), r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(steps)
+	if strings.Contains(string(all), "shop-token-0123456789") || !strings.Contains(string(all), "[redacted:SHOP_TOKEN]") {
+		t.Fatalf("steps = %s, want the value masked", all)
+	}
+	f.say(a, "Thanks.")
+	reqs := f.fake.Requests()
+	if body := string(reqs[len(reqs)-1].Body); strings.Contains(body, "shop-token-0123456789") {
+		t.Fatalf("the next request carries the value: %s", body)
+	}
+}

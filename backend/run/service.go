@@ -160,7 +160,7 @@ func NewService(d Deps, cfg Config) *Service {
 	return &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
-		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain), apps: d.Apps, browsers: d.Browsers, brain: d.Brain, budgets: d.Budgets,
+		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain, d.Vars), apps: d.Apps, browsers: d.Browsers, brain: d.Brain, budgets: d.Budgets,
 		kick: make(chan struct{}, 1),
 		startStmts: sync.OnceValues(func() (startStatements, error) {
 			return prepareStart(d.DB)

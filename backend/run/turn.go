@@ -85,7 +85,9 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 		resp, err := p.Chat(ctx, llm.Request{Model: model, System: system, Messages: msgs, Tools: specs, MaxTokens: maxTokens},
 			func(d llm.Delta) {
 				if s.bus != nil && d.Text != "" {
-					s.bus.Publish(event.Change{Workspace: s.workspace, Kind: event.KindDelta, ID: r.ID, Agent: r.AgentID, Session: r.SessionID, Text: d.Text})
+					// Each piece masked alone: the committed step below,
+					// masked whole, replaces what was streamed.
+					s.bus.Publish(event.Change{Workspace: s.workspace, Kind: event.KindDelta, ID: r.ID, Agent: r.AgentID, Session: r.SessionID, Text: s.redact(d.Text)})
 				}
 			})
 		if err != nil {
@@ -97,7 +99,9 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 			return Failed, "", ErrorData{fmt.Sprintf("the model call failed: %v", err)}
 		}
 		usd, known := s.models.Cost(model, resp.Usage)
-		md := ModelData{Text: resp.Text(), StopReason: resp.StopReason, Provider: providerName, Model: model, Usage: resp.Usage, CostKnown: known, ToolCalls: []ToolCall{}}
+		// The agent's chat message is masked: it is shown, kept, sent to
+		// other devices and agents, and never needs a secret's value.
+		md := ModelData{Text: s.redact(resp.Text()), StopReason: resp.StopReason, Provider: providerName, Model: model, Usage: resp.Usage, CostKnown: known, ToolCalls: []ToolCall{}}
 		for _, c := range resp.ToolCalls() {
 			md.ToolCalls = append(md.ToolCalls, ToolCall{ID: c.ToolCallID, Name: c.ToolName, Input: c.Input})
 		}

@@ -3,6 +3,7 @@ package secret
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -26,7 +27,10 @@ const maxValue = 64 << 10
 
 // Info describes a stored variable; it never carries the value.
 type Info struct {
-	Name      string    `json:"name"`
+	Name string `json:"name"`
+	// Hosts are the hosts its value may be sent to (ParseHosts' form);
+	// empty: any host.
+	Hosts     []string  `json:"hosts"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
@@ -43,6 +47,7 @@ type Variables struct {
 
 	mu       sync.RWMutex
 	values   map[string]string
+	hosts    map[string][]string          // by name; absent: any host
 	extra    map[string]map[string]string // Mask's values, by group
 	redactor atomic.Pointer[Redactor]
 }
@@ -51,13 +56,13 @@ type Variables struct {
 // decrypting them all with box. It fails, with ErrWrongKey, when some do not
 // open with box's key rather than hand out garbage. bus may be nil.
 func NewVariables(db *store.DB, box *Box, workspaceID string, bus *event.Bus) (*Variables, error) {
-	v := &Variables{db: db, box: box, ws: workspaceID, bus: bus, values: map[string]string{}}
-	type row struct{ name, sealed string }
+	v := &Variables{db: db, box: box, ws: workspaceID, bus: bus, values: map[string]string{}, hosts: map[string][]string{}}
+	type row struct{ name, sealed, hosts string }
 	rows, err := store.Query(context.Background(), db, func(s store.Scanner) (row, error) {
 		var r row
-		err := s.Scan(&r.name, &r.sealed)
+		err := s.Scan(&r.name, &r.sealed, &r.hosts)
 		return r, err
-	}, `SELECT name, value FROM variables ORDER BY name`)
+	}, `SELECT name, value, hosts FROM variables ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("read variables: %w", err)
 	}
@@ -71,6 +76,9 @@ func NewVariables(db *store.DB, box *Box, workspaceID string, bus *event.Bus) (*
 			return nil, fmt.Errorf("read variable %s: %w", r.name, err)
 		default:
 			v.values[r.name] = plain
+			if h := decodeHosts(r.hosts); len(h) > 0 {
+				v.hosts[r.name] = h
+			}
 		}
 	}
 	if len(wrong) > 0 {
@@ -102,7 +110,7 @@ func (v *Variables) Mask(group string, values map[string]string) {
 	}
 	v.extra[group] = kept
 	v.mu.Unlock()
-	v.changed(func(map[string]string) {})
+	v.changed(func(map[string]string, map[string][]string) {})
 }
 
 // masked is every value the redactor masks: the variables' and Mask's (under
@@ -128,11 +136,12 @@ func (v *Variables) label(name string) string { return v.ws + "/" + name }
 func (v *Variables) List(ctx context.Context) ([]Info, error) {
 	list, err := store.Query(ctx, v.db, func(s store.Scanner) (Info, error) {
 		var i Info
-		var created, updated string
-		err := s.Scan(&i.Name, &created, &updated)
+		var created, updated, hosts string
+		err := s.Scan(&i.Name, &hosts, &created, &updated)
+		i.Hosts = decodeHosts(hosts)
 		i.CreatedAt, i.UpdatedAt = store.ParseTime(created), store.ParseTime(updated)
 		return i, err
-	}, `SELECT name, created_at, updated_at FROM variables ORDER BY name`)
+	}, `SELECT name, hosts, created_at, updated_at FROM variables ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list variables: %w", err)
 	}
@@ -140,32 +149,106 @@ func (v *Variables) List(ctx context.Context) ([]Info, error) {
 }
 
 // Set adds or replaces the variable name (a replaced one keeps its
-// created_at).
+// created_at and its hosts).
 func (v *Variables) Set(ctx context.Context, name, value string) (Info, error) {
+	return v.Update(ctx, name, Change{Value: &value})
+}
+
+// Change is what Update changes of a variable: its value, its hosts, or
+// both (nil: unchanged).
+type Change struct {
+	Value *string   `json:"value"`
+	Hosts *[]string `json:"hosts"`
+}
+
+// Update changes the variable name; a new one needs a value. Hosts are
+// checked and normalized by ParseHosts.
+func (v *Variables) Update(ctx context.Context, name string, c Change) (Info, error) {
 	if !validName(name) {
 		return Info{}, fault.Invalid("%s is not a valid variable name: use capital letters A–Z, digits and _, starting with a letter, at most 64 characters (e.g. GITHUB_TOKEN)", quoteSnippet(name))
 	}
-	if len(stripBreaks(value)) < minMaskable {
-		return Info{}, fault.Invalid("the value of %s is too short: it needs at least %d bytes (line breaks not counted), because a shorter value cannot be masked reliably in tool outputs and logs", name, minMaskable)
+	if c.Value == nil && c.Hosts == nil {
+		return Info{}, fault.Invalid("nothing to change for %s: give a value, hosts or both", name)
 	}
-	if len(value) > maxValue {
-		return Info{}, fault.Invalid("the value of %s is larger than 64 KiB; variables hold tokens, passwords and keys, so store a large file in the box and keep only its password here", name)
+	if c.Value != nil {
+		value := *c.Value
+		if len(stripBreaks(value)) < minMaskable {
+			return Info{}, fault.Invalid("the value of %s is too short: it needs at least %d bytes (line breaks not counted), because a shorter value cannot be masked reliably in tool outputs and logs", name, minMaskable)
+		}
+		if len(value) > maxValue {
+			return Info{}, fault.Invalid("the value of %s is larger than 64 KiB; variables hold tokens, passwords and keys, so store a large file in the box and keep only its password here", name)
+		}
+	}
+	var hosts []string
+	if c.Hosts != nil {
+		var err error
+		if hosts, err = ParseHosts(*c.Hosts); err != nil {
+			return Info{}, fault.Invalid("hosts of %s: %v", name, err)
+		}
 	}
 	v.write.Lock()
 	defer v.write.Unlock()
 	now := store.FormatTime(time.Now())
-	sealed := v.box.Seal(value, v.label(name))
-	var created string
+	var created, stored string
 	err := v.db.Tx(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO variables (name, value, created_at, updated_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-			RETURNING created_at`, name, sealed, now, now).Scan(&created)
+		switch {
+		case c.Value != nil:
+			sealed := v.box.Seal(*c.Value, v.label(name))
+			keep := c.Hosts == nil // a new value alone keeps the hosts
+			return tx.QueryRowContext(ctx, `INSERT INTO variables (name, value, hosts, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at,
+					hosts = CASE WHEN ? THEN variables.hosts ELSE excluded.hosts END
+				RETURNING created_at, hosts`, name, sealed, encodeHosts(hosts), now, now, keep).Scan(&created, &stored)
+		default:
+			err := tx.QueryRowContext(ctx, `UPDATE variables SET hosts = ?, updated_at = ? WHERE name = ? RETURNING created_at, hosts`,
+				encodeHosts(hosts), now, name).Scan(&created, &stored)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fault.NotFound("no workspace variable named %s to set the hosts of: give its value too to add it", name)
+			}
+			return err
+		}
 	})
 	if err != nil {
+		if fault.Is(err) {
+			return Info{}, err
+		}
 		return Info{}, fmt.Errorf("save variable %s: %w", name, err)
 	}
-	v.changed(func(m map[string]string) { m[name] = value })
-	return Info{Name: name, CreatedAt: store.ParseTime(created), UpdatedAt: store.ParseTime(now)}, nil
+	hosts = decodeHosts(stored)
+	v.changed(func(m map[string]string, h map[string][]string) {
+		if c.Value != nil {
+			m[name] = *c.Value
+		}
+		if len(hosts) > 0 {
+			h[name] = hosts
+		} else {
+			delete(h, name)
+		}
+	})
+	return Info{Name: name, Hosts: hosts, CreatedAt: store.ParseTime(created), UpdatedAt: store.ParseTime(now)}, nil
+}
+
+// encodeHosts is the stored form of a host list: a JSON array.
+func encodeHosts(hosts []string) string {
+	if len(hosts) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(hosts)
+	return string(b)
+}
+
+// decodeHosts reads the stored form, dropping what does not parse (a row
+// synced from a newer version): never nil.
+func decodeHosts(stored string) []string {
+	var raw []string
+	if json.Unmarshal([]byte(stored), &raw) != nil {
+		return []string{}
+	}
+	hosts, err := ParseHosts(raw)
+	if err != nil {
+		return []string{}
+	}
+	return hosts
 }
 
 // Delete removes the variable name.
@@ -187,15 +270,15 @@ func (v *Variables) Delete(ctx context.Context, name string) error {
 	if n == 0 {
 		return fault.NotFound("no workspace variable named %s (names are case-sensitive); Settings → Variables lists them", quoteSnippet(name))
 	}
-	v.changed(func(m map[string]string) { delete(m, name) })
+	v.changed(func(m map[string]string, h map[string][]string) { delete(m, name); delete(h, name) })
 	return nil
 }
 
 // changed applies edit to the values after a committed write, rebuilds the
 // redactor and tells subscribers. v.write is held.
-func (v *Variables) changed(edit func(map[string]string)) {
+func (v *Variables) changed(edit func(values map[string]string, hosts map[string][]string)) {
 	v.mu.Lock()
-	edit(v.values)
+	edit(v.values, v.hosts)
 	values := v.masked()
 	v.mu.Unlock()
 	v.redactor.Store(NewRedactor(values))

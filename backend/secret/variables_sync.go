@@ -43,10 +43,10 @@ func (v *Variables) Import(name, value string) (string, error) {
 func (v *Variables) Reload(ctx context.Context, name string) error {
 	v.write.Lock()
 	defer v.write.Unlock()
-	var sealed string
-	err := v.db.QueryRowContext(ctx, `SELECT value FROM variables WHERE name = ?`, name).Scan(&sealed)
+	var sealed, stored string
+	err := v.db.QueryRowContext(ctx, `SELECT value, hosts FROM variables WHERE name = ?`, name).Scan(&sealed, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
-		v.changed(func(m map[string]string) { delete(m, name) })
+		v.changed(func(m map[string]string, h map[string][]string) { delete(m, name); delete(h, name) })
 		return nil
 	}
 	if err != nil {
@@ -56,6 +56,14 @@ func (v *Variables) Reload(ctx context.Context, name string) error {
 	if err != nil {
 		return fmt.Errorf("reload variable %s: %w", quoteSnippet(name), err)
 	}
-	v.changed(func(m map[string]string) { m[name] = plain })
+	hosts := decodeHosts(stored)
+	v.changed(func(m map[string]string, h map[string][]string) {
+		m[name] = plain
+		if len(hosts) > 0 {
+			h[name] = hosts
+		} else {
+			delete(h, name)
+		}
+	})
 	return nil
 }

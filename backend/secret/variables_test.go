@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -126,7 +127,7 @@ func TestVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 || list[0].Name != "API_KEY" || list[1] != second {
+	if len(list) != 2 || list[0].Name != "API_KEY" || !reflect.DeepEqual(list[1], second) {
 		t.Errorf("List = %+v, want API_KEY then %+v", list, second)
 	}
 	if got := strings.Join(v.Names(), ","); got != "API_KEY,TOKEN" {

@@ -28,7 +28,18 @@ const BrainFamily = "memory"
 // BrainTools are the tools over the Brain b: read_brain_page for every
 // agent, and propose_brain_edit when propose is set. They are not in
 // Catalog: the runtime offers them while the workspace has a Brain.
-func BrainTools(b BrainStore, propose bool) []Tool {
+func BrainTools(b BrainStore, propose bool) []Tool { return BrainToolsChecked(b, propose, nil) }
+
+// StoredChecker refuses secrets in text stored where agents read it: a
+// variable's value or a credential (a *secret.Variables).
+type StoredChecker interface {
+	CheckStored(where, thing, text string, allowCredentialLike bool) error
+}
+
+// BrainToolsChecked is BrainTools whose proposals are checked with check
+// before any card (nil: the credential shapes only): a variable's value is
+// refused when it is proposed, not only when the approved page is written.
+func BrainToolsChecked(b BrainStore, propose bool, check StoredChecker) []Tool {
 	tools := []Tool{{
 		Name: "read_brain_page",
 		// Reading is always allowed; Family names no capability.
@@ -58,12 +69,20 @@ func BrainTools(b BrainStore, propose bool) []Tool {
 				`"reason":{"type":"string","description":"Why, in one or two sentences: what you learned and from where."}` +
 				`},"required":["title","body","base_version","reason"],"additionalProperties":false}`),
 			Approve: func(ctx context.Context, input json.RawMessage) (string, string, error) {
+				if check != nil {
+					var in brainEdit
+					if err := jsonarg.Decode(input, &in); err == nil {
+						if err := check.CheckStored("body", "a Brain page", in.Title+"\n"+in.Body, false); err != nil {
+							return "", "", err
+						}
+					}
+				}
 				return proposeBrainEdit(ctx, b, input)
 			},
 			Run: func(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 				var in brainEdit
 				if err := jsonarg.Decode(input, &in); err == nil {
-					if err := env.refuseSecrets("body", "a Brain page", in.Body); err != nil {
+					if err := env.refuseSecrets("body", "a Brain page", in.Title+"\n"+in.Body); err != nil {
 						return "", err
 					}
 				}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
 // Limits of the database family.
@@ -87,7 +88,7 @@ func listTablesTool(name, which string, path func(*Env) string) Tool {
 			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
-			tables, err := ListTables(ctx, path(env))
+			tables, err := listTables(ctx, path(env), env.redactor())
 			if err != nil {
 				return "", err
 			}
@@ -111,7 +112,7 @@ func queryTool(name, which, writer string, path func(*Env) string) Tool {
 			if err := CheckSQL(in.SQL); err == nil && statementCount(in.SQL) > 1 {
 				return "", fault.Invalid("%s runs one statement at a time; send the statements in separate calls", name)
 			}
-			res, err := QueryDB(ctx, path(env), in.SQL, args)
+			res, err := queryDB(ctx, path(env), in.SQL, args, env.redactor())
 			if err != nil {
 				return "", readOnlyHint(err, writer)
 			}
@@ -208,6 +209,12 @@ func (in sqlInput) values() ([]any, error) {
 // ListTables lists the tables and views of the SQLite database at path
 // (created empty if missing), internal sqlite_* tables left out.
 func ListTables(ctx context.Context, path string) ([]Table, error) {
+	return listTables(ctx, path, nil)
+}
+
+// listTables is ListTables with each statement masked with r before it is
+// cut (nil: nothing to mask).
+func listTables(ctx context.Context, path string, r *secret.Redactor) ([]Table, error) {
 	conn, done, err := openDB(ctx, path, true)
 	if err != nil {
 		return nil, err
@@ -229,7 +236,7 @@ func ListTables(ctx context.Context, path string) ([]Table, error) {
 			tables = append(tables, Table{Name: "…", Type: "note", SQL: fmt.Sprintf("[stopped at %d tables]", maxTables)})
 			break
 		}
-		t.SQL = clip(t.SQL, maxTableSQL)
+		t.SQL = clipMasked(r, t.SQL, maxTableSQL)
 		tables = append(tables, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -243,6 +250,12 @@ func ListTables(ctx context.Context, path string) ([]Table, error) {
 // MaxQueryBytes of values. The connection is opened read-only and
 // query_only, behind CheckSQL and an authorizer.
 func QueryDB(ctx context.Context, path, query string, args []any) (QueryResult, error) {
+	return queryDB(ctx, path, query, args, nil)
+}
+
+// queryDB is QueryDB with each cell masked with r before it is cut (nil:
+// nothing to mask): a value a cut would halve is masked whole.
+func queryDB(ctx context.Context, path, query string, args []any, r *secret.Redactor) (QueryResult, error) {
 	var res QueryResult
 	err := withConn(ctx, path, true, query, func(ctx context.Context, conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, query, args...)
@@ -270,7 +283,7 @@ func QueryDB(ctx context.Context, path, query string, args []any) (QueryResult, 
 				return err
 			}
 			for i, v := range vals {
-				vals[i] = jsonValue(v)
+				vals[i] = jsonValue(v, r)
 			}
 			size += len(marshal(vals)) + 1
 			if size > MaxQueryBytes && len(res.Rows) > 0 {
@@ -330,16 +343,22 @@ func withConn(ctx context.Context, path string, readOnly bool, stmt string, fn f
 // jsonValue makes a scanned SQLite value encodable and bounded: long text is
 // cut, blobs become text when they are UTF-8 and x'hex' otherwise, infinities
 // become strings (JSON has none).
-func jsonValue(v any) any {
+func jsonValue(v any, r *secret.Redactor) any {
 	switch x := v.(type) {
 	case string:
-		return clip(x, maxCellBytes)
+		return clipMasked(r, x, maxCellBytes)
 	case []byte:
 		if utf8.Valid(x) {
-			return clip(string(x), maxCellBytes)
+			return clipMasked(r, string(x), maxCellBytes)
 		}
 		if len(x) > maxCellBytes/2 {
-			return "x'" + hex.EncodeToString(x[:maxCellBytes/2]) + "'" + truncNote(len(x)-maxCellBytes/2)
+			// The hex of the kept bytes and what a value reaching past
+			// them needs, masked, then cut to the kept bytes' length.
+			h := hex.EncodeToString(x[:min(len(x), maxCellBytes/2+maskContext(r))])
+			if r != nil {
+				h = r.RedactRange(h, 0, maxCellBytes)
+			}
+			return "x'" + h[:min(len(h), maxCellBytes)] + "'" + truncNote(len(x)-maxCellBytes/2)
 		}
 		return "x'" + hex.EncodeToString(x) + "'"
 	case float64:

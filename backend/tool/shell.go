@@ -93,6 +93,7 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 		return "", fmt.Errorf("create folder %s: %w", env.FilesDir, err)
 	}
 	environ := commandEnv(env)
+	var envValues []string // filled in, for checkCommandHosts
 	for _, k := range slices.Sorted(maps.Keys(in.Env)) {
 		if !envName.MatchString(k) {
 			return "", fault.Invalid("env name %q is not a valid environment variable name; use letters, digits and _", k)
@@ -102,10 +103,14 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 			return "", fault.Invalid("env %s: %v", k, err)
 		}
 		environ = append(environ, k+"="+v)
+		envValues = append(envValues, v)
 	}
 	command, err := env.resolveCommand(in.Command)
 	if err != nil {
 		return "", fault.Invalid("command: %v", err)
+	}
+	if err := env.checkCommandHosts(in.Command, in.Env, command, envValues); err != nil {
+		return "", err
 	}
 	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor())
 	if err != nil {

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -45,6 +47,9 @@ type fetchLimits struct {
 	// redactor masks the variables' values in the body before it is cut
 	// (nil: none to mask).
 	redactor *secret.Redactor
+	// checkHost refuses a redirect to a host the request's variables may
+	// not be sent to (nil: any host).
+	checkHost func(host string) error
 }
 
 var defaultFetchLimits = fetchLimits{timeout: FetchTimeout, maxBody: MaxFetchBytes, maxText: MaxFetchText, redirects: MaxRedirects}
@@ -69,11 +74,18 @@ func webTools() []Tool {
 			if err := jsonarg.Decode(input, &in); err != nil {
 				return "", err
 			}
+			written := in.written()
 			if err := in.resolve(env); err != nil {
 				return "", err
 			}
 			lim := defaultFetchLimits
 			lim.redactor = env.redactor()
+			lim.checkHost = func(host string) error { return env.CheckSend(written, host) }
+			if u, err := url.Parse(strings.TrimSpace(in.URL)); err == nil && u.Host != "" {
+				if err := lim.checkHost(u.Host); err != nil {
+					return "", err
+				}
+			}
 			return fetch(ctx, in, lim)
 		},
 		// A GET only reads; any other method may change what it reaches.
@@ -108,6 +120,16 @@ type fetchInput struct {
 	Method  string            `json:"method"`
 	Headers map[string]string `json:"headers"`
 	Body    string            `json:"body"`
+}
+
+// written is the URL and the header values as the model wrote them, with
+// their ${NAME} references.
+func (in *fetchInput) written() []string {
+	out := []string{in.URL}
+	for _, k := range slices.Sorted(maps.Keys(in.Headers)) {
+		out = append(out, in.Headers[k])
+	}
+	return out
 }
 
 // resolve replaces ${NAME} variable references in the URL and the header
@@ -191,6 +213,11 @@ func fetch(ctx context.Context, in fetchInput, lim fetchLimits) (string, error) 
 			}
 			if next.URL.Scheme != "http" && next.URL.Scheme != "https" {
 				return fault.Invalid("the server redirected to a %s: URL, which cannot be fetched", next.URL.Scheme)
+			}
+			if lim.checkHost != nil {
+				if err := lim.checkHost(next.URL.Host); err != nil {
+					return fault.Invalid("the server redirected to %s: %s", next.URL.Redacted(), fault.Message(err))
+				}
 			}
 			return nil
 		},

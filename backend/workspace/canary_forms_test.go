@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -142,7 +143,7 @@ func TestSecretsCanaryEveryForm(t *testing.T) {
 		}
 		env[fmt.Sprintf("V%02d", i)] = "${" + name + "}"
 	}
-	a, err := w.Agents.Create(ctx, agent.NewAgent{Name: "Leaky", BoxID: firstBox(t, w), Capabilities: []string{"shell", "files"},
+	a, err := w.Agents.Create(ctx, agent.NewAgent{Name: "Leaky", BoxID: firstBox(t, w), Capabilities: []string{"shell", "files", "database"},
 		AskFirst: map[string]bool{"shell": false}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +186,23 @@ for k in sorted(os.environ):
 	page := strings.Repeat("p", tool.MaxReadBytes-10) + values["CANARY_08"] + strings.Repeat("q", 100)
 	os.WriteFile(filepath.Join(files, "page.txt"), []byte(page), 0o600)
 
+	// A value across the 8 KiB cut of a database cell, one across the cut
+	// of a binary cell's hex.
+	const cellCut = 8 << 10 // tool's maxCellBytes
+	db, err := sql.Open("sqlite", filepath.Join(w.Agents.Dir(a.ID), "agent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := append(bytes.Repeat([]byte{0xff}, cellCut/2-len(values["CANARY_10"])/2), values["CANARY_10"]...)
+	if _, err := db.Exec(`CREATE TABLE cells (t TEXT, b BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO cells VALUES (?, ?)`, strings.Repeat("c", cellCut-len(values["CANARY_09"])/2)+values["CANARY_09"]+strings.Repeat("d", 100),
+		append(blob, bytes.Repeat([]byte{0xfe}, 100)...)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
 	call := func(id, name string, args map[string]any) llmtest.ToolCall {
 		b, _ := json.Marshal(args)
 		return llmtest.ToolCall{ID: id, Name: name, Args: string(b)}
@@ -194,6 +212,7 @@ for k in sorted(os.environ):
 		call("cut", "run_command", map[string]any{"command": cut, "env": env}),
 		call("page1", "read_file", map[string]any{"path": "page.txt"}),
 		call("page2", "read_file", map[string]any{"path": "page.txt", "offset": tool.MaxReadBytes}),
+		call("cells", "db_query", map[string]any{"sql": "SELECT t, b FROM cells"}),
 	), llmtest.Text("Printed them."))
 	sess, _ := w.Runs.ChatSession(ctx, a.ID)
 	r, err := w.Runs.Start(ctx, a.ID, sess.ID, run.SourceChat, "print the canaries", run.StartOptions{})
@@ -225,7 +244,7 @@ for k in sorted(os.environ):
 	haystacks["requests to the model, headers included"] = bytes.ReplaceAll(raw, []byte(appKey), nil)
 	haystacks["log"], _ = os.ReadFile(logPath)
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, "app-key.txt") && !strings.HasSuffix(p, "page.txt") {
+		if err == nil && d.Type().IsRegular() && !strings.HasSuffix(p, "app-key.txt") && !strings.HasSuffix(p, "page.txt") && !strings.Contains(p, "agent.db") {
 			b, _ := os.ReadFile(p)
 			rel, _ := filepath.Rel(dir, p)
 			haystacks[rel] = b
@@ -238,6 +257,7 @@ for k in sorted(os.environ):
 		for name, v := range values {
 			forms := canaryForms(v)
 			forms["first half"], forms["second half"] = v[:len(v)/2], v[len(v)/2:]
+			forms["hex first half"], forms["hex second half"] = hex.EncodeToString([]byte(v[:len(v)/2])), hex.EncodeToString([]byte(v[len(v)/2:]))
 			for form, needle := range forms {
 				if len(needle) >= 8 && strings.Contains(flat, needle) {
 					found++
@@ -246,5 +266,5 @@ for k in sorted(os.environ):
 			}
 		}
 	}
-	t.Logf("searched %d files and streams for %d values in %d forms: %d found", len(haystacks), len(values), len(canaryForms("x"))+2, found)
+	t.Logf("searched %d files and streams for %d values in %d forms: %d found", len(haystacks), len(values), len(canaryForms("x"))+4, found)
 }

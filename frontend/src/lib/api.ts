@@ -310,9 +310,12 @@ export const api = {
   retryDelivery: (wsId: string, id: string) => request<void>('POST', `${ws(wsId)}/notifications/deliveries/${seg(id)}/retry`),
 
   listVariables: (wsId: string) => request<Variables>('GET', `${ws(wsId)}/variables`),
-  /** Adds a variable or replaces its value; the value never comes back. */
-  setVariable: (wsId: string, name: string, value: string) =>
-    request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, { value }),
+  /** Adds a variable or replaces its value (hosts given: also where it may be sent); the value never comes back. */
+  setVariable: (wsId: string, name: string, value: string, hosts?: string[]) =>
+    request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, hosts ? { value, hosts } : { value }),
+  /** Sets the hosts a variable's value may be sent to ([]: any host), keeping the value. */
+  setVariableHosts: (wsId: string, name: string, hosts: string[]) =>
+    request<Variable>('PUT', `${ws(wsId)}/variables/${seg(name)}`, { hosts }),
   deleteVariable: (wsId: string, name: string) => request<void>('DELETE', `${ws(wsId)}/variables/${seg(name)}`),
   getVariableSync: (wsId: string) => request<VariableSync>('GET', `${ws(wsId)}/settings/variable-sync`),
   setVariableSync: (wsId: string, enabled: boolean) => request<VariableSync>('PUT', `${ws(wsId)}/settings/variable-sync`, { enabled }),

@@ -400,7 +400,8 @@ export type Origin = 'mine' | 'automated';
 export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, boolean>>>;
 
 /** A workspace variable: never its value. */
-export type Variable = { name: string; created_at: string; updated_at: string };
+/** A workspace variable (never its value); hosts: where its value may be sent, [] for any host. */
+export type Variable = { name: string; hosts: string[]; created_at: string; updated_at: string };
 
 // ---- desktop: each agent's browser ----
 

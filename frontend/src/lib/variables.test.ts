@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameError, normalizeName, reference, valueError } from './variables';
+import { hostError, hostsError, hostsSummary, nameError, normalizeName, reference, splitHosts, valueError } from './variables';
 
 describe('variable names', () => {
   it('upper-cases what is typed and turns spaces and dashes into underscores', () => {
@@ -27,5 +27,35 @@ describe('variable names', () => {
 
   it('references a variable as ${NAME}', () => {
     expect(reference('API_KEY')).toBe('${API_KEY}');
+  });
+});
+
+describe('variable hosts', () => {
+  it('splits what is typed at commas, spaces and lines, lower case, each once', () => {
+    expect(splitHosts(' API.github.com, *.githubusercontent.com\napi.github.com.  ')).toEqual(['api.github.com', '*.githubusercontent.com']);
+    expect(splitHosts('  ,, ')).toEqual([]);
+  });
+
+  it('takes exact hosts, IP addresses and *.domain wildcards', () => {
+    for (const h of ['api.github.com', '*.example.com', 'localhost', '127.0.0.1', '::1', '[::1]']) expect(hostError(h)).toBe('');
+  });
+
+  it('says what to write instead of a URL, a port or a wildcard too wide', () => {
+    expect(hostError('https://api.github.com/repos')).toBe('Write the host alone (api.github.com), without scheme, path or user.');
+    expect(hostError('api.github.com/x')).toMatch(/\(api\.github\.com\)/);
+    expect(hostError('api.github.com:443')).toMatch(/without the port/);
+    expect(hostError('*')).toMatch(/empty to allow every host/);
+    expect(hostError('*.com')).toMatch(/top-level domain/);
+    expect(hostError('api.*.com')).toMatch(/not a host name/);
+    expect(hostError('bad host')).toMatch(/not a host name/);
+    expect(hostsError('api.github.com, https://x.example/')).toMatch(/x\.example/);
+    expect(hostsError('')).toBe('');
+    expect(hostsError(Array.from({ length: 33 }, (_, i) => `h${i}.example.com`).join(','))).toMatch(/at most 32/);
+  });
+
+  it('sums up where a value may go', () => {
+    expect(hostsSummary([])).toBe('Sent to any host');
+    expect(hostsSummary(undefined)).toBe('Sent to any host');
+    expect(hostsSummary(['api.github.com', '*.github.com'])).toBe('Only sent to api.github.com, *.github.com');
   });
 });
