@@ -46,6 +46,7 @@ type Agent struct {
 	Provider     string   `json:"provider"`
 	Model        string   `json:"model"`
 	Capabilities []string `json:"capabilities"`
+	Network      bool     `json:"network"` // its commands may use the network
 	// Builtin names a built-in agent ("rerun"); such an agent is managed
 	// in the app only.
 	Builtin   string    `json:"builtin,omitempty"`
@@ -55,7 +56,7 @@ type Agent struct {
 
 func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSoul bool) Agent {
 	out := Agent{ID: a.ID, Name: a.Name, Handle: a.Handle, SpaceID: a.BoxID, Provider: a.Provider, Model: a.Model,
-		Capabilities: a.Capabilities, Builtin: a.Builtin, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+		Capabilities: a.Capabilities, Network: a.Network, Builtin: a.Builtin, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if w != nil { // nil: the caller fills Space
 		if b, err := w.Boxes.Get(ctx, a.BoxID); err == nil {
 			out.Space = b.Name
@@ -238,13 +239,14 @@ func agentTools() []toolDef {
 		},
 	}, {
 		name: "update_agent", title: "Update an agent", idempotent: true,
-		description: "Change an agent: name, soul (a new version is kept; older ones stay in its history), model, capabilities, or move it to another space (moving changes nothing else). " +
+		description: "Change an agent: name, soul (a new version is kept; older ones stay in its history), model, capabilities, network, or move it to another space (moving changes nothing else). " +
 			"The @handle never changes. Only the arguments given are changed.",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
 			`"name":{"type":"string"},"soul":{"type":"string","description":"The whole new soul, markdown."},` +
 			`"provider":{"type":"string"},"model":{"type":"string"},` +
 			`"capabilities":{"type":"array","items":{"type":"string"},"description":"The complete new list of enabled tool families."},` +
-			`"space":{"type":"string","description":"Move to this space (id or name)."}` +
+			`"space":{"type":"string","description":"Move to this space (id or name)."},` +
+			`"network":{"type":"boolean","description":"Whether the agent's commands and its apps' local servers may use the network (on for a new agent)."}` +
 			`},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
