@@ -76,7 +76,8 @@ func ruleset(p Policy) (fd int, flags uint32, err error) {
 		}
 	}
 	rules := []landlock.Rule{
-		landlock.RWDirs(rw...),
+		landlock.RWDirs(roDirs(rw)...),
+		landlock.RWFiles(roFiles(rw)...),
 		landlock.RODirs(roDirs(p.RO)...).IgnoreIfMissing(),
 		landlock.ROFiles(roFiles(p.RO)...).IgnoreIfMissing(),
 		landlock.RWFiles(devRW...).IgnoreIfMissing(),
@@ -85,6 +86,8 @@ func ruleset(p Policy) (fd int, flags uint32, err error) {
 	return cfg.NewRulesetFD(rules...)
 }
 
+// roDirs and roFiles split a grant list into its folders and its files
+// (Landlock grants folder rights to folders only).
 func roDirs(list []string) []string {
 	return slices.DeleteFunc(slices.Clone(list), func(p string) bool { fi, err := os.Stat(p); return err != nil || !fi.IsDir() })
 }
