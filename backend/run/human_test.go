@@ -182,7 +182,7 @@ func TestQuestionPause(t *testing.T) {
 func TestAskFirstApproval(t *testing.T) {
 	f, _, _ := hitl(t)
 	a := f.careful("Operator", "shell")
-	dir := t.TempDir()
+	dir := filepath.Join(f.dir, "shared") // commands write only their agent's and the shared folder
 	touch := func(id, name string) llmtest.ToolCall {
 		return llmtest.ToolCall{ID: id, Name: "run_command", Args: `{"command":"touch ` + filepath.Join(dir, name) + `"}`}
 	}
@@ -249,7 +249,7 @@ func TestAskFirstApproval(t *testing.T) {
 func TestRequestApprovalRunsOnlyApprovedItems(t *testing.T) {
 	f, _, _ := hitl(t)
 	a := f.careful("Cleaner", "human", "shell")
-	dir := t.TempDir()
+	dir := filepath.Join(f.dir, "shared") // commands write only their agent's and the shared folder
 	item := func(name string) string {
 		return `{"title":"Create ` + name + `","kind":"command","detail":"touch ` + name + `","tool":"run_command","input":{"command":"touch ` + filepath.Join(dir, name) + `"}}`
 	}
