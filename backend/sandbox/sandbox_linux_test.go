@@ -11,8 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 )
@@ -274,4 +276,39 @@ func BenchmarkSandboxStart(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSandboxOverhead starts the same trivial command plain and
+// sandboxed in turn, so both see the same load, and reports the medians
+// and what the sandbox adds (make bench prints it).
+func BenchmarkSandboxOverhead(b *testing.B) {
+	if ok, why := sandbox.Available(); !ok {
+		b.Skip("no sandbox here: " + why)
+	}
+	own, tmp := b.TempDir(), b.TempDir()
+	p := sandbox.Agent(b.TempDir(), own, own, tmp, nil, false)
+	var plain, boxed []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		cmd := exec.Command("/bin/true")
+		if err := sandbox.Start(cmd, p); err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		plain, boxed = append(plain, t1.Sub(t0)), append(boxed, time.Since(t1))
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2]) / float64(time.Millisecond)
+	}
+	mp, mb := med(plain), med(boxed)
+	b.ReportMetric(mp, "ms-plain")
+	b.ReportMetric(mb, "ms-sandboxed")
+	b.ReportMetric(mb-mp, "ms-added")
 }
