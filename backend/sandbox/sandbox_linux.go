@@ -111,8 +111,7 @@ func start(cmd *exec.Cmd, p Policy) error {
 	}
 	defer unix.Close(fd)
 	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: this thread ends with the goroutine
+	onOwnThread(func() {
 		if err := restrictThread(fd, flags); err != nil {
 			started <- err
 			return
@@ -131,8 +130,29 @@ func start(cmd *exec.Cmd, p Policy) error {
 				}
 			}
 		}
-	}()
+	})
 	return <-started
+}
+
+// onOwnThread runs f in a goroutine locked to an OS thread that is not the
+// main one, and never unlocked: when f returns, the runtime ends the
+// thread with whatever f did to it. The main thread the runtime cannot
+// end, only park for good, so a goroutine that lands there holds it, and
+// never confines it, until f's goroutine is locked to another thread.
+func onOwnThread(f func()) {
+	pinned := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			onOwnThread(f) // cannot land here: this goroutine holds the thread
+			runtime.UnlockOSThread()
+			close(pinned)
+			return
+		}
+		close(pinned)
+		f() // the thread stays locked: it ends with this goroutine
+	}()
+	<-pinned
 }
 
 // restrictThread applies the ruleset to the calling OS thread only.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -311,4 +312,36 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 	b.ReportMetric(mp, "ms-plain")
 	b.ReportMetric(mb, "ms-sandboxed")
 	b.ReportMetric(mb-mp, "ms-added")
+}
+
+// Start keeps the caller's process attributes: a process group of its own
+// and a parent-death signal, which must not fire when the confined thread
+// that started the command ends.
+func TestSandboxKeepsProcessAttributes(t *testing.T) {
+	d := layout(t)
+	p := d.policy(t, true)
+	for range 3 { // the first may start on the main thread, which lives on
+		keepsProcessAttributes(t, d, p)
+	}
+}
+
+func keepsProcessAttributes(t *testing.T, d dataDir, p sandbox.Policy) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 0.3; echo alive; ps -o pgid= -p $$ 2>/dev/null || cut -d' ' -f5 /proc/$$/stat 2>/dev/null; echo pid=$$")
+	cmd.Dir = d.own
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := sandbox.Start(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+		t.Fatalf("SysProcAttr changed: %+v", cmd.SysProcAttr)
+	}
+	pgid, err := syscall.Getpgid(cmd.Process.Pid)
+	if err != nil || pgid != cmd.Process.Pid {
+		t.Errorf("the command's process group is %d (%v), want its own, %d", pgid, err, cmd.Process.Pid)
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "alive") {
+		t.Fatalf("with Pdeathsig the command ended early: %v, %q", err, out.String())
+	}
 }
