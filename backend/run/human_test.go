@@ -572,3 +572,36 @@ func TestBacklogRunsOnce(t *testing.T) {
 		t.Fatalf("the model was called %d times for %d runs", n, len(ids))
 	}
 }
+
+// Where commands are not sandboxed, every command waits for the person,
+// though the agent's ask-first switch for the shell is off; once approved
+// it runs.
+func TestUnsandboxedCommandsAskFirst(t *testing.T) {
+	t.Setenv("RERUN_SANDBOX", "off")
+	f, _, _ := hitl(t)
+	a := f.agent("Loose", "shell") // ask-first off
+	marker := filepath.Join(f.dir, "shared", "ran")
+	f.fake.Script(
+		llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "run_command", Args: `{"command":"touch ` + marker + `"}`}),
+		llmtest.Text("Done."),
+	)
+	r := f.say(a, "touch it")
+	if r.Status != run.Paused {
+		t.Fatalf("run = %s (%s), want paused: an unsandboxed command must ask first", r.Status, r.Error)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran before approval")
+	}
+	p := f.openPause(r.ID)
+	var req pause.ApprovalRequest
+	json.Unmarshal(p.Request, &req)
+	if len(req.Items) != 1 || !strings.Contains(req.Items[0].Title, "not sandboxed") || !strings.Contains(req.Items[0].Detail, "touch") {
+		t.Fatalf("approval card = %+v", req)
+	}
+	if done := f.answer(p, `{"decisions":[{"id":"c1","approved":true}]}`); done.Status != run.Done {
+		t.Fatalf("after approval: %s %s", done.Status, done.Error)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+}
