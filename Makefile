@@ -82,7 +82,7 @@ $(BIN)/rerun-relay: $(GOSRC)
 test-desktop: build
 	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
 
-## bench: cold start, idle memory, binary sizes, webhook intake, scheduler lateness, Desktop screen, agent browsers (see build/bench.sh)
+## bench: cold start, idle memory, binary sizes, webhook intake, scheduler lateness, sandbox overhead, Desktop screen, agent browsers (see build/bench.sh)
 bench: build server $(BIN)/fakellm
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm

@@ -29,6 +29,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/frontend"
 )
@@ -52,6 +53,7 @@ Flags:
 `
 
 func main() {
+	sandbox.Main() // first: an agent's confined process re-runs this binary to confine itself
 	cmd, args := "", os.Args[1:]
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]

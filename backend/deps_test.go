@@ -139,7 +139,8 @@ func hasGo(entries []os.DirEntry) bool {
 // floor here before it builds: the test refuses a package it cannot place.
 // The floors, bottom up:
 //
-//	0 kernel      failure kinds, change events, SQLite, model providers, the prompt
+//	0 kernel      failure kinds, change events, SQLite, model providers, the prompt,
+//	              the sandbox of agents' processes
 //	1 nouns       one domain noun each, over the kernel
 //	2 views       packages that combine nouns (tools, notifications, sync records)
 //	3 reach       what agents act through: their browsers, their apps; and
@@ -151,7 +152,7 @@ func hasGo(entries []os.DirEntry) bool {
 //	6 root        the composition root
 //	7, 8          the transports: MCP, then the UI's HTTP API (which mounts MCP)
 var layers = map[string]int{
-	"fault": 0, "event": 0, "store": 0, "llm": 0, "prompt": 0,
+	"fault": 0, "event": 0, "store": 0, "llm": 0, "prompt": 0, "sandbox": 0,
 	"jsonarg": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
 	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1, "budget": 1,
 	"notify": 2, "replica": 2, "models": 2, "tool": 2,

@@ -5,6 +5,7 @@
 #   - binary sizes (static server, desktop)
 #   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
 #   - the scheduler with 10,000 schedules: how late fires are queued (p99)
+#   - the time the sandbox adds to one agent command
 #   - the Desktop screen over its WebSocket (fps, input → next frame) and the
 #     agents' browsers (start time, idle memory)
 #   build/bench.sh SERVER_BINARY [DESKTOP_BINARY [FAKELLM_BINARY]]
@@ -132,6 +133,13 @@ fi
     for (i = 2; i <= NF; i++) { if ($i == "p50-lateness-ms") p50 = $(i-1); if ($i == "p99-lateness-ms") p99 = $(i-1) }
     mode = $1; sub(/^BenchmarkServe10k\//, "", mode); sub(/-[0-9]+$/, "", mode)
     printf "scheduler, 10,000 schedules (%s): lateness p50 %s ms, p99 %s ms\n", mode, p50, p99 }'
+
+# The sandbox of agents' commands: the same trivial command started plain
+# and confined in turn (Linux: Landlock), medians.
+(cd "$root" && go test -run '^$' -bench 'BenchmarkSandboxOverhead$' -benchtime 300x ./backend/sandbox/) |
+  awk '/^BenchmarkSandboxOverhead/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+      printf "sandbox, one command (/bin/true): +%s ms (%s ms plain, %s ms sandboxed)\n", m["ms-added"], m["ms-plain"], m["ms-sandboxed"] }
+    /no sandbox here/ { print "sandbox: skipped, commands are not sandboxed on this computer" }'
 
 # Each agent's browser and the Desktop screen (a real Chromium; skipped
 # without one): frames per second and input → next frame over the screen

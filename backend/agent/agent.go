@@ -39,6 +39,10 @@ type Agent struct {
 	Model        string   `json:"model"`
 	Capabilities []string `json:"capabilities"`
 	AskFirst     AskFirst `json:"ask_first"`
+	// Network says whether the agent's commands and its apps' stdio
+	// servers may use the network (on by default; off, the sandbox
+	// refuses their TCP connections).
+	Network bool `json:"network"`
 	// Builtin names the built-in agent this is (BuiltinRerun…), "" for the
 	// person's own agents. A built-in agent cannot be deleted, renamed or
 	// moved; its soul and model can be changed.
@@ -79,6 +83,8 @@ type Update struct {
 	BoxID        *string   `json:"box_id"`
 	// AskFirst changes the named families' switches; the others keep theirs.
 	AskFirst map[string]bool `json:"ask_first"`
+	// Network switches the network of the agent's commands on or off.
+	Network *bool `json:"network"`
 }
 
 // Service reads and changes the agents of one workspace.
@@ -137,14 +143,14 @@ func checkModel(provider, model string) error {
 	return nil
 }
 
-const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.builtin, a.created_at, a.updated_at,
+const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.network, a.builtin, a.created_at, a.updated_at,
 	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
 	FROM agents a`
 
 func scan(row store.Scanner) (Agent, error) {
 	var a Agent
 	var caps, askFirst, created, updated string
-	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &a.Builtin, &created, &updated, &a.Soul)
+	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &a.Network, &a.Builtin, &created, &updated, &a.Soul)
 	if err != nil {
 		return a, err
 	}
@@ -266,7 +272,7 @@ func (s *Service) Create(ctx context.Context, in NewAgent) (Agent, error) {
 	a := Agent{
 		ID: store.NewID("ag"), Name: name, Handle: handle, BoxID: in.BoxID, Soul: in.Soul,
 		Provider: strings.TrimSpace(in.Provider), Model: strings.TrimSpace(in.Model),
-		Capabilities: caps, AskFirst: askFirst, CreatedAt: now, UpdatedAt: now,
+		Capabilities: caps, AskFirst: askFirst, Network: true, CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.makeDir(ctx, a.ID); err != nil {
 		return Agent{}, err
@@ -377,6 +383,9 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (Agent, error
 			}
 			b, _ := json.Marshal(policy)
 			set, args = append(set, "ask_first = ?"), append(args, string(b))
+		}
+		if u.Network != nil {
+			set, args = append(set, "network = ?"), append(args, *u.Network)
 		}
 		if u.BoxID != nil && *u.BoxID != cur.BoxID {
 			if err := boxExists(ctx, tx, *u.BoxID); err != nil {

@@ -274,3 +274,26 @@ func TestAskFirst(t *testing.T) {
 		t.Fatalf("unknown family: got %v, want an invalid error naming it", err)
 	}
 }
+
+func TestNetworkSwitch(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	svc := f.agents
+	a := f.create(t, agent.NewAgent{Name: "Offline"})
+	if !a.Network {
+		t.Fatal("a new agent's network is off, want on by default")
+	}
+	off := false
+	got, err := svc.Update(ctx, a.ID, agent.Update{Network: &off})
+	if err != nil || got.Network {
+		t.Fatalf("switch the network off: %v, network %v", err, got.Network)
+	}
+	again, _ := svc.Get(ctx, a.ID)
+	if again.Network {
+		t.Fatal("the network switch was not stored")
+	}
+	name := "Renamed"
+	if got, _ := svc.Update(ctx, a.ID, agent.Update{Name: &name}); got.Network {
+		t.Fatal("an update without network switched it back on")
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -172,8 +171,15 @@ func (s *Service) dial(ctx context.Context, cn Connector, t Transport) (*conn, e
 	case TransportStdio:
 		// Not CommandContext: the process lives as long as the
 		// connection, not as long as the call that opened it.
-		cmd := exec.Command(t.Command, t.Args...)
-		cmd.Env = append(baseEnv(), envList(t.Env)...)
+		cmd, boxEnv, tmp, err := s.sandboxedCommand(ctx, cn.AgentID, t)
+		if err != nil {
+			return nil, fmt.Errorf("start the server in its sandbox: %w", err)
+		}
+		base := baseEnv()
+		if boxEnv != nil {
+			base = append(sandboxedEnv(base), boxEnv...)
+		}
+		cmd.Env = append(base, envList(t.Env)...)
 		if s.cfg.AgentsDir != "" {
 			if d := filepath.Join(s.cfg.AgentsDir, cn.AgentID, "files"); isDir(d) {
 				cmd.Dir = d
@@ -182,6 +188,7 @@ func (s *Service) dial(ctx context.Context, cn Connector, t Transport) (*conn, e
 		stderr := &tail{max: 4 << 10}
 		cmd.Stderr, cmd.WaitDelay = stderr, 2*time.Second
 		c.stdio = newStdioTransport(cmd, stderr)
+		c.stdio.tmp = tmp
 		tr = c.stdio
 	case TransportHTTP:
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(t.Headers),

@@ -11,6 +11,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/connector/connectortest"
 	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
@@ -18,6 +19,7 @@ import (
 
 // TestMain lets this test binary be the stdio MCP server the tests start.
 func TestMain(m *testing.M) {
+	sandbox.Main() // first: a confined server re-runs this binary to confine itself
 	connectortest.ServeStdioIfAsked()
 	os.Exit(m.Run())
 }

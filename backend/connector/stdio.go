@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ func (e *notSentError) Unwrap() error { return e.err }
 type stdioTransport struct {
 	cmd    *exec.Cmd // built, not started; its Stderr is the tail
 	stderr *tail
+	tmp    string // the server's private temp folder, removed once it ended ("": none)
 
 	mu     sync.Mutex
 	stdio  *transport.Stdio // set once the process started
@@ -165,6 +167,9 @@ func (t *stdioTransport) Close() error {
 	// while any member lives.
 	killGroup(t.cmd)
 	<-exited
+	if t.tmp != "" {
+		os.RemoveAll(t.tmp)
+	}
 	return err
 }
 

@@ -175,6 +175,11 @@ func installTestServer(t *testing.T, f *fixture) (marker, callLog string) {
 		t.Fatal(err)
 	}
 	marker, callLog = randomHex(), filepath.Join(t.TempDir(), "calls")
+	// Named in the server's env, the log is one of the files its sandbox
+	// lets it write.
+	if err := os.WriteFile(callLog, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := f.svc.AddCustom(context.Background(), agentA, connector.Custom{
 		Name: "Test server", Command: exe,
 		Env: map[string]string{connectortest.StdioEnv: "1", "TEST_SERVER_MARKER": marker, connectortest.CallLogEnv: callLog},

@@ -225,6 +225,17 @@ func TestAgentLifecycle(t *testing.T) {
 	if got := e.do(t, "PATCH", base+"/agents/"+a.ID, `{"box_id":"`+b.ID+`","soul":"v2"}`, &a); got != 200 || a.BoxID != b.ID || a.Soul != "v2" {
 		t.Errorf("move + soul: %d %+v", got, a)
 	}
+	if got := e.do(t, "PATCH", base+"/agents/"+a.ID, `{"network":false}`, &a); got != 200 || a.Network {
+		t.Errorf("network off: %d %+v", got, a)
+	}
+	var sb struct {
+		Sandboxed bool
+		Detail    string
+	}
+	t.Setenv("RERUN_SANDBOX", "off")
+	if e.do(t, "GET", "/api/sandbox", "", &sb); sb.Sandboxed || !strings.Contains(sb.Detail, "switched off") {
+		t.Errorf("sandbox status with RERUN_SANDBOX=off = %+v", sb)
+	}
 	if got := e.do(t, "DELETE", base+"/boxes/"+b.ID, "", &out); got != 409 {
 		t.Errorf("delete non-empty box: %d, want 409", got)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -27,6 +28,12 @@ func (s *Server) routes() {
 		return map[string]string{"current": s.cfg.Home.Current()}, err
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/board", inWorkspace(s, 200, s.board))
+	// Whether agents' commands run sandboxed on this computer (the agent
+	// Settings say so when not; every command then asks first).
+	m.HandleFunc("GET /api/sandbox", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (any, error) {
+		ok, why := sandbox.Available()
+		return map[string]any{"sandboxed": ok, "detail": why}, nil
+	}))
 
 	m.HandleFunc("POST /api/workspaces/{ws}/boxes", inWorkspace(s, 201, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in nameBody) (box.Box, error) {
 		return ws.Boxes.Create(ctx, in.Name)

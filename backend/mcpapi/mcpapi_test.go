@@ -181,6 +181,13 @@ func TestAgentTools(t *testing.T) {
 	if got.Budget == nil || got.Budget.DayUSD != 2.5 || got.Budget.RunTokens != 0 {
 		t.Errorf("update_agent clearing one limit = %+v", got.Budget)
 	}
+	if !got.Network {
+		t.Errorf("a new agent's network is off")
+	}
+	mustCall(t, c, "update_agent", map[string]any{"agent": a.ID, "network": false}, &got)
+	if stored, _ := e.ws.Agents.Get(context.Background(), a.ID); got.Network || stored.Network {
+		t.Errorf("update_agent network false: got %v, stored %v", got.Network, stored.Network)
+	}
 	souls, _ := e.ws.Agents.Souls(context.Background(), a.ID)
 	if len(souls) != 2 {
 		t.Errorf("soul versions = %d, want 2", len(souls))

@@ -47,6 +47,7 @@ type Agent struct {
 	Provider     string   `json:"provider"`
 	Model        string   `json:"model"`
 	Capabilities []string `json:"capabilities"`
+	Network      bool     `json:"network"` // its commands may use the network
 	// Builtin names a built-in agent ("rerun"); such an agent is managed
 	// in the app only.
 	Builtin string `json:"builtin,omitempty"`
@@ -58,7 +59,7 @@ type Agent struct {
 
 func toAgent(ctx context.Context, w *workspace.Workspace, a agent.Agent, withSoul bool) Agent {
 	out := Agent{ID: a.ID, Name: a.Name, Handle: a.Handle, SpaceID: a.BoxID, Provider: a.Provider, Model: a.Model,
-		Capabilities: a.Capabilities, Builtin: a.Builtin, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+		Capabilities: a.Capabilities, Network: a.Network, Builtin: a.Builtin, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 	if w != nil { // nil: the caller fills Space
 		if b, err := w.Boxes.Get(ctx, a.BoxID); err == nil {
 			out.Space = b.Name
@@ -246,7 +247,7 @@ func agentTools() []toolDef {
 		},
 	}, {
 		name: "update_agent", title: "Update an agent", idempotent: true,
-		description: "Change an agent: name, soul (a new version is kept; older ones stay in its history), model, capabilities, or move it to another space (moving changes nothing else). " +
+		description: "Change an agent: name, soul (a new version is kept; older ones stay in its history), model, capabilities, network, or move it to another space (moving changes nothing else). " +
 			"The @handle never changes. Only the arguments given are changed.",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
 			`"name":{"type":"string"},"soul":{"type":"string","description":"The whole new soul, markdown."},` +
@@ -258,7 +259,8 @@ func agentTools() []toolDef {
 			`"run_usd":{"type":"number","minimum":0,"description":"US dollars one run may spend (priced from the model price table; a model with no price is held to its token limits only)."},` +
 			`"day_tokens":{"type":"integer","minimum":0,"description":"Tokens per day, all its runs together."},` +
 			`"day_usd":{"type":"number","minimum":0,"description":"US dollars per day, all its runs together."}` +
-			`},"additionalProperties":false}` +
+			`},"additionalProperties":false},` +
+			`"network":{"type":"boolean","description":"Whether the agent's commands and its apps' local servers may use the network (on for a new agent)."}` +
 			`},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {

@@ -16,7 +16,8 @@ func (s *Service) toolEnv(a agent.Agent, r *Run, caller *agentCaller) *tool.Env 
 		AgentID: a.ID, AgentName: a.Name, AgentHandle: a.Handle,
 		FilesDir: filepath.Join(dir, "files"), SharedDir: s.sharedDir,
 		AgentDB: filepath.Join(dir, "agent.db"), SharedDB: s.sharedDB,
-		Souls: soulWriter{s.agents}, Agents: caller,
+		NoNetwork: !a.Network,
+		Souls:     soulWriter{s.agents}, Agents: caller,
 		// The tool call being executed is the run's latest step.
 		RunID: r.ID, Step: func() int { return r.Steps },
 	}

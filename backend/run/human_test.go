@@ -182,7 +182,7 @@ func TestQuestionPause(t *testing.T) {
 func TestAskFirstApproval(t *testing.T) {
 	f, _, _ := hitl(t)
 	a := f.careful("Operator", "shell")
-	dir := t.TempDir()
+	dir := filepath.Join(f.dir, "shared") // commands write only their agent's and the shared folder
 	touch := func(id, name string) llmtest.ToolCall {
 		return llmtest.ToolCall{ID: id, Name: "run_command", Args: `{"command":"touch ` + filepath.Join(dir, name) + `"}`}
 	}
@@ -249,7 +249,7 @@ func TestAskFirstApproval(t *testing.T) {
 func TestRequestApprovalRunsOnlyApprovedItems(t *testing.T) {
 	f, _, _ := hitl(t)
 	a := f.careful("Cleaner", "human", "shell")
-	dir := t.TempDir()
+	dir := filepath.Join(f.dir, "shared") // commands write only their agent's and the shared folder
 	item := func(name string) string {
 		return `{"title":"Create ` + name + `","kind":"command","detail":"touch ` + name + `","tool":"run_command","input":{"command":"touch ` + filepath.Join(dir, name) + `"}}`
 	}
@@ -570,5 +570,38 @@ func TestBacklogRunsOnce(t *testing.T) {
 	}
 	if n := len(f.fake.Requests()); n != len(ids) {
 		t.Fatalf("the model was called %d times for %d runs", n, len(ids))
+	}
+}
+
+// Where commands are not sandboxed, every command waits for the person,
+// though the agent's ask-first switch for the shell is off; once approved
+// it runs.
+func TestUnsandboxedCommandsAskFirst(t *testing.T) {
+	t.Setenv("RERUN_SANDBOX", "off")
+	f, _, _ := hitl(t)
+	a := f.agent("Loose", "shell") // ask-first off
+	marker := filepath.Join(f.dir, "shared", "ran")
+	f.fake.Script(
+		llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "run_command", Args: `{"command":"touch ` + marker + `"}`}),
+		llmtest.Text("Done."),
+	)
+	r := f.say(a, "touch it")
+	if r.Status != run.Paused {
+		t.Fatalf("run = %s (%s), want paused: an unsandboxed command must ask first", r.Status, r.Error)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran before approval")
+	}
+	p := f.openPause(r.ID)
+	var req pause.ApprovalRequest
+	json.Unmarshal(p.Request, &req)
+	if len(req.Items) != 1 || !strings.Contains(req.Items[0].Title, "not sandboxed") || !strings.Contains(req.Items[0].Detail, "touch") {
+		t.Fatalf("approval card = %+v", req)
+	}
+	if done := f.answer(p, `{"decisions":[{"id":"c1","approved":true}]}`); done.Status != run.Done {
+		t.Fatalf("after approval: %s %s", done.Status, done.Error)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
 	}
 }

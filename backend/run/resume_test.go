@@ -71,7 +71,7 @@ func TestCrashResume(t *testing.T) {
 	_ = svc
 	ctx := context.Background()
 	b, _ := boxes.Create(ctx, "Main")
-	marker := filepath.Join(dir, "ran.txt")
+	marker := filepath.Join(dir, "shared", "ran.txt") // commands write only their agent's and the shared folder
 	a, err := agents.Create(ctx, agent.NewAgent{Name: "Runner", BoxID: b.ID, Capabilities: []string{"shell"}, AskFirst: map[string]bool{"shell": false}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/jsonarg"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 )
 
@@ -32,13 +34,13 @@ const (
 )
 
 func shellTools() []Tool {
-	return []Tool{{
+	t := Tool{
 		Name:   "run_command",
 		Family: "shell",
 		Description: "Run a shell command on this computer (" + shellName + ") in your own folder, which is also $HOME. " +
 			"Returns JSON {exit_code, duration_ms, timed_out, output} with stdout and stderr combined; output over 64 KiB keeps its " +
-			"beginning and end around a [truncated: N more bytes] note. The command gets a minimal environment: PATH, HOME, LANG, and SHARED_DIR, the " +
-			"workspace's shared folder, plus the env you pass. ${NAME} in the command or an env value is replaced by the workspace variable NAME when the command runs (in the command it is quoted for where it stands, so it is always one piece of data: write \"${NAME}\" or ${NAME}, never \\${NAME}; in env it is passed as is; write $HOME, not ${HOME}, for the shell's own variables; $${X} is a literal ${X}); prefer env {\"TOKEN\": \"${API_TOKEN}\"} and \"$TOKEN\" in the command. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
+			"beginning and end around a [truncated: N more bytes] note. The command gets a minimal environment: PATH, HOME, LANG, TMPDIR (a private temp folder) and SHARED_DIR, the " +
+			"workspace's shared folder, plus the env you pass. It runs sandboxed: it reads and writes only your folder, the shared folder and TMPDIR, reads the system's programs, and reaches the network only if your settings allow it. ${NAME} in the command or an env value is replaced by the workspace variable NAME when the command runs (in the command it is quoted for where it stands, so it is always one piece of data: write \"${NAME}\" or ${NAME}, never \\${NAME}; in env it is passed as is; write $HOME, not ${HOME}, for the shell's own variables; $${X} is a literal ${X}); prefer env {\"TOKEN\": \"${API_TOKEN}\"} and \"$TOKEN\" in the command. It gets no input, and is stopped with everything it started when it times out or the run is stopped; background processes " +
 			"do not outlive the command.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"command":{"type":"string","description":"The command line, run by ` + shellName + `."},` +
@@ -48,8 +50,21 @@ func shellTools() []Tool {
 		Run:     runCommand,
 		Acts:    always,
 		Preview: previewCommand,
-	}}
+	}
+	if ok, _ := sandbox.Available(); !ok {
+		// Nothing runs unconfined silently: every command waits for the
+		// person, whatever the ask-first switch says.
+		t.Approve = func(_ context.Context, input json.RawMessage) (string, string, error) {
+			title, _, detail := previewCommand(nil, input)
+			return title + " (not sandboxed on this computer)", detail, nil
+		}
+	}
+	return []Tool{t}
 }
+
+// Sandboxed reports whether agents' commands run confined here, and if
+// not, why: the agent's Settings say so and every command asks first.
+func Sandboxed() (bool, string) { return sandbox.Available() }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -89,10 +104,20 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	if env.FilesDir == "" {
 		return "", fault.Invalid("this agent has no folder configured to run commands in")
 	}
-	if err := os.MkdirAll(env.FilesDir, 0o755); err != nil {
-		return "", fmt.Errorf("create folder %s: %w", env.FilesDir, err)
+	for _, dir := range []string{env.FilesDir, env.SharedDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("create folder %s: %w", dir, err)
+		}
 	}
-	environ := commandEnv(env)
+	tmp, err := os.MkdirTemp("", "rerun-cmd-")
+	if err != nil {
+		return "", fmt.Errorf("create the command's temp folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	environ := append(commandEnv(env), "TMPDIR="+tmp)
 	var envValues []string // filled in, for checkCommandHosts
 	for _, k := range slices.Sorted(maps.Keys(in.Env)) {
 		if !envName.MatchString(k) {
@@ -112,17 +137,34 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	if err := env.checkCommandHosts(in.Command, in.Env, command, envValues); err != nil {
 		return "", err
 	}
-	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor())
+	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor(), commandPolicy(env, tmp))
 	if err != nil {
 		return "", err
 	}
 	return marshal(res), nil
 }
 
-// execute runs command in dir under its own process group, killing the whole
-// group when ctx is done, the timeout passes, or the shell exits. The output
-// is masked with r before it is cut to its head and tail.
-func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration, r *secret.Redactor) (commandResult, error) {
+// commandPolicy is what a command of env's agent may reach: its folder, the
+// shared folder and tmp, read-only system paths, nothing else of the
+// workspace; the network unless the agent's switch is off. Nil where
+// commands are not sandboxed (each was approved by the person).
+func commandPolicy(env *Env, tmp string) *sandbox.Policy {
+	if ok, _ := sandbox.Available(); !ok {
+		return nil
+	}
+	ws := ""
+	if env.SharedDir != "" {
+		ws = filepath.Dir(env.SharedDir)
+	}
+	p := sandbox.Agent(ws, env.FilesDir, env.SharedDir, tmp, nil, !env.NoNetwork)
+	return &p
+}
+
+// execute runs command in dir under its own process group, confined to p
+// (nil: unconfined), killing the whole group when ctx is done, the timeout
+// passes, or the shell exits. The output is masked with r before it is cut
+// to its head and tail.
+func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration, r *secret.Redactor, p *sandbox.Policy) (commandResult, error) {
 	cmd := exec.Command(shellPath, shellFlag, command)
 	cmd.Dir = dir
 	cmd.Env = environ
@@ -138,7 +180,12 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if p != nil {
+		err = sandbox.Start(cmd, *p)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		pr.Close()
 		pw.Close()
 		return commandResult{}, fmt.Errorf("start %s: %w", shellPath, err)

@@ -67,7 +67,7 @@ func TestRunCommand(t *testing.T) {
 	t.Run("only the minimal environment", func(t *testing.T) {
 		res := runShell(t, env, map[string]any{"command": "env"})
 		// The shell itself may add PWD, SHLVL, OLDPWD and _.
-		allowed := map[string]bool{"HOME": true, "LANG": true, "PATH": true, "SHARED_DIR": true, "PWD": true, "SHLVL": true, "OLDPWD": true, "_": true}
+		allowed := map[string]bool{"HOME": true, "LANG": true, "PATH": true, "SHARED_DIR": true, "TMPDIR": true, "PWD": true, "SHLVL": true, "OLDPWD": true, "_": true}
 		for _, line := range strings.Split(strings.TrimSpace(res.Output), "\n") {
 			if name, _, _ := strings.Cut(line, "="); !allowed[name] {
 				t.Errorf("the command saw %q, which is not in the minimal environment", line)

@@ -53,6 +53,9 @@ type Env struct {
 	SharedDir   string // the workspace's shared folder
 	AgentDB     string // path of agents/<id>/agent.db
 	SharedDB    string // path of shared.db
+	// NoNetwork switches the network off for the agent's commands (the
+	// agent's network switch, on by default).
+	NoNetwork bool
 
 	Souls    SoulWriter  // for update_soul
 	Agents   AgentCaller // for call_agent

@@ -11,12 +11,14 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/connector/connectortest"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
 // TestMain lets this test binary be the stdio MCP server the tests start.
 func TestMain(m *testing.M) {
+	sandbox.Main() // first: a confined server re-runs this binary to confine itself
 	connectortest.ServeStdioIfAsked()
 	os.Exit(m.Run())
 }

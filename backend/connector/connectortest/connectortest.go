@@ -223,7 +223,8 @@ const CallLogEnv = "CONNECTORTEST_CALL_LOG"
 // that variable in its env. The echo answer carries the value of
 // CONNECTORTEST_AUTH from the environment in place of a header. A second
 // tool, crash, makes the server exit without answering: a server that dies
-// in the middle of a call.
+// in the middle of a call. A third, read, returns a file's content (or the
+// error reading it): what a server's sandbox lets it reach.
 func ServeStdioIfAsked() {
 	if os.Getenv(StdioEnv) != "1" {
 		return
@@ -233,6 +234,15 @@ func ServeStdioIfAsked() {
 		logCall("echo")
 		return echo(req, os.Getenv("CONNECTORTEST_AUTH"))
 	})
+	s.AddTool(mcp.NewTool("read", mcp.WithDescription("Returns the content of the file at path."), mcp.WithString("path", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			logCall("read")
+			b, err := os.ReadFile(req.GetString("path", ""))
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			return mcp.NewToolResultText(string(b)), nil
+		})
 	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits the server before it answers.")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			logCall("crash")

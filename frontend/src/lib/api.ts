@@ -210,6 +210,8 @@ export const api = {
   deriveHandle: (name: string, wsId: string) =>
     request<{ handle: string }>('GET', `/api/handle?${new URLSearchParams({ name, ws: wsId })}`),
   listCapabilities: () => request<Capability[]>('GET', '/api/capabilities'),
+  /** Whether agents' commands run sandboxed on this computer. */
+  getSandbox: () => request<{ sandboxed: boolean; detail: string }>('GET', '/api/sandbox'),
 
   sendMessage: (wsId: string, agentId: string, text: string, sessionId?: string) =>
     request<Run>('POST', `${ws(wsId)}/agents/${seg(agentId)}/messages`, { text, session_id: sessionId || undefined }),

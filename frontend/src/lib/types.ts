@@ -17,6 +17,8 @@ export type Agent = {
   capabilities: string[];
   /** Per tool family: show an approval card before its tools act; absent from older servers. */
   ask_first?: Record<string, boolean>;
+  /** Whether its commands and local app servers may use the network; absent from older servers (on). */
+  network?: boolean;
   /** Which built-in agent this is ('rerun'); '' or absent for the person's own. */
   builtin?: string;
   created_at: string;
@@ -54,7 +56,7 @@ export type NewAgent = {
 };
 
 export type AgentPatch = Partial<
-  Pick<Agent, 'name' | 'soul' | 'provider' | 'model' | 'capabilities' | 'box_id' | 'ask_first'>
+  Pick<Agent, 'name' | 'soul' | 'provider' | 'model' | 'capabilities' | 'box_id' | 'ask_first' | 'network'>
 >;
 
 export type ChangeKind =
