@@ -40,10 +40,15 @@ func (s *Service) Serve(ctx context.Context) error {
 	}
 }
 
-// resume restarts the runs that were running when the app stopped. A run
+// resume ends what the interrupted calls of the app before left running
+// (their shell commands' process groups), then restarts the runs that were
+// running when the app stopped. A run
 // called by another run is not resumed on its own: its caller is told the
 // call was interrupted, so the child ends as failed.
 func (s *Service) resume(ctx context.Context) error {
+	if err := s.endInterrupted(ctx); err != nil {
+		return fmt.Errorf("end the processes of interrupted calls: %w", err)
+	}
 	running, err := s.runsWhere(ctx, `status = 'running'`)
 	if err != nil {
 		return fmt.Errorf("find runs to resume: %w", err)

@@ -28,8 +28,11 @@
 //   - children.go: call_agent, an agent calling another, and waiting for
 //     a called agent that waits for a person.
 //   - pause.go: cards: opening, listing and answering them.
-//   - settle.go: handing an answered card back to its run as it resumes;
-//     takeover.go the browser takeover card's answer.
+//   - settle.go: handing an answered card back to its run as it resumes
+//     (an approved held call records its start first, so a crash during it
+//     never runs it again); takeover.go the browser takeover card's answer.
+//   - procs.go: the process groups of running shell commands, recorded in
+//     call_processes and ended at the next start after a crash.
 //   - connectors.go: the apps installed on an agent, their tools, skills
 //     and setup cards.
 //   - ask.go, scripted.go: cards raised without a model turn.

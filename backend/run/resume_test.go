@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -78,8 +80,9 @@ func TestCrashResume(t *testing.T) {
 	}
 	closeDB()
 
+	shPID, bgPID := filepath.Join(dir, "sh.pid"), filepath.Join(dir, "bg.pid")
 	fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "job", Name: "run_command",
-		Args: `{"command":"echo once >> ` + marker + ` && sleep 30"}`}))
+		Args: `{"command":"echo $$ > ` + shPID + `; sleep 30 & echo $! > ` + bgPID + `; echo once >> ` + marker + `; wait"}`}))
 	child := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v")
 	child.Env = append(os.Environ(), "RERUN_CRASH_DIR="+dir, "RERUN_CRASH_OPENAI="+fake.OpenAIURL(), "RERUN_CRASH_AGENT="+a.ID)
 	out, _ := os.Create(filepath.Join(dir, "child.log"))
@@ -105,9 +108,15 @@ func TestCrashResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
-	// The shell's sleep was in the child's process group: make sure it is gone
-	// too, as it would be after a real crash's process-group teardown.
-	exec.Command("pkill", "-f", "sleep 30").Run()
+	sh, bg := pidIn(t, shPID), pidIn(t, bgPID)
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(bg); err == nil {
+			p.Kill()
+		}
+	})
+	if runtime.GOOS == "linux" {
+		waittest.Until(t, "the shell to die with the app", func() bool { return !alive(sh) })
+	}
 
 	fake.Script(llmtest.Text("The job was interrupted; I did not rerun it."))
 	svc, _, _, closeDB = services(t, dir, fake)
@@ -117,6 +126,10 @@ func TestCrashResume(t *testing.T) {
 	go func() { svc.Serve(serveCtx); close(done) }()
 	defer func() { stop(); <-done }()
 
+	if runtime.GOOS == "linux" {
+		// What the shell started outlived the app; the restart ends it.
+		waittest.Until(t, "the restart to end the command's background sleep", func() bool { return !alive(bg) })
+	}
 	runs, _ := svc.List(ctx, run.ListOptions{AgentID: a.ID})
 	if len(runs) != 1 {
 		t.Fatalf("runs after restart = %d, want 1", len(runs))
@@ -154,4 +167,25 @@ func TestCrashResume(t *testing.T) {
 	if !found {
 		t.Error("the model was not told the tool call was interrupted")
 	}
+}
+
+// pidIn reads the pid a command wrote to path.
+func pidIn(t *testing.T, path string) int {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("%s holds %q, not a pid", path, b)
+	}
+	return pid
+}
+
+// alive reports whether pid is a live process (a zombie is not); Linux only.
+func alive(pid int) bool {
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+	}
+	return false
 }

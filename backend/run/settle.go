@@ -46,7 +46,7 @@ func (s *Service) settle(ctx context.Context, r *Run, tools []tool.Tool, env *to
 		// An approval runs its approved items and a takeover hands the
 		// browser back: both need the run, so they are settled here.
 		if p.Kind == pause.Approval {
-			if err := s.settleApproval(ctx, r, tools, env, caller, p, open, dismissed, note.Note); err != nil {
+			if err := s.settleApproval(ctx, r, tools, env, caller, p, open, callStates(steps), dismissed, note.Note); err != nil {
 				return err
 			}
 		} else if open[p.ToolCallID] {
@@ -99,7 +99,7 @@ func answerText(p Pause, dismissed bool, note string) (string, error) {
 // items are the model's own held tool calls: approved ones run now, declined
 // ones get a result saying so. An agent's request_approval gets one result
 // listing every decision, after running the approved items that name a tool.
-func (s *Service) settleApproval(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, p Pause, open map[string]bool, dismissed bool, note string) error {
+func (s *Service) settleApproval(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, p Pause, open map[string]bool, calls map[string]*callState, dismissed bool, note string) error {
 	bg := context.WithoutCancel(ctx)
 	req, ans, err := p.approval()
 	if err != nil {
@@ -125,12 +125,25 @@ func (s *Service) settleApproval(ctx context.Context, r *Run, tools []tool.Tool,
 				}
 				continue
 			}
+			if st := calls[c.ID]; st != nil && st.started {
+				// It started before a crash: its effect is unknown, and it
+				// never runs a second time.
+				if err := s.result(bg, r, c, interruptedOutput, true, "approved"); err != nil {
+					return err
+				}
+				continue
+			}
+			start := c
+			start.Approved = true
+			if err := s.record(bg, r, StepToolCall, start, s.now(), nil); err != nil {
+				return err
+			}
 			res, waiting := s.execTool(ctx, r, tools, env, caller, c)
 			if waiting != nil {
 				res.Output, res.IsError = "the called agent is waiting for a person; ask it again later", true
 			}
 			if errors.Is(context.Cause(ctx), errShutdown) {
-				return nil
+				return nil // started and unanswered: the next start reports it as interrupted
 			}
 			res.Decision = "approved"
 			if err := s.record(bg, r, StepToolResult, res, s.now(), nil); err != nil {
@@ -155,27 +168,53 @@ func (s *Service) settleApproval(ctx context.Context, r *Run, tools []tool.Tool,
 			continue
 		}
 		c := ToolCall{ID: p.ID + "." + it.ID, Name: it.Tool, Input: it.Input, Via: p.ID}
-		if err := s.record(bg, r, StepToolCall, c, s.now(), nil); err != nil {
+		res, status, err := s.runApprovedItem(ctx, r, tools, env, caller, c, calls[c.ID])
+		if err != nil || errors.Is(context.Cause(ctx), errShutdown) {
 			return err
-		}
-		res, waiting := s.execTool(ctx, r, tools, env, caller, c)
-		if waiting != nil {
-			res.Output, res.IsError = "the called agent is waiting for a person; ask it again later", true
-		}
-		if errors.Is(context.Cause(ctx), errShutdown) {
-			return nil
-		}
-		res.Decision, res.Via = "approved", p.ID
-		if err := s.record(bg, r, StepToolResult, res, s.now(), nil); err != nil {
-			return err
-		}
-		status := "done"
-		if res.IsError {
-			status = "failed"
 		}
 		fmt.Fprintf(&b, "- %s (%s): approved; Rerun ran %s for you (%s):%s\n%s\n", it.ID, it.Title, it.Tool, status, withNote(d.Note), indent(clipText(res.Output, 4000)))
 	}
 	return s.result(bg, r, ToolCall{ID: p.ToolCallID, Name: "request_approval"}, strings.TrimSuffix(b.String(), "\n"), false, "")
+}
+
+// runApprovedItem runs the tool an approved request_approval item names,
+// once: its call step is committed before it starts, so after a crash an
+// item that ran keeps its result and one that started is interrupted. status
+// is how the item went ("done", "failed" or "interrupted"); on the app's
+// shutdown it returns with nothing recorded past the call step.
+func (s *Service) runApprovedItem(ctx context.Context, r *Run, tools []tool.Tool, env *tool.Env, caller *agentCaller, c ToolCall, st *callState) (ToolResultData, string, error) {
+	bg := context.WithoutCancel(ctx)
+	var res ToolResultData
+	switch {
+	case st != nil && st.result != nil: // it ran before a restart
+		res = *st.result
+	case st != nil && st.started:
+		res = ToolResultData{ID: c.ID, Name: c.Name, Output: interruptedOutput, IsError: true, Decision: "approved", Via: c.Via}
+		if err := s.record(bg, r, StepToolResult, res, s.now(), nil); err != nil {
+			return res, "", err
+		}
+		return res, "interrupted", nil
+	default:
+		if err := s.record(bg, r, StepToolCall, c, s.now(), nil); err != nil {
+			return res, "", err
+		}
+		var waiting *errWaiting
+		res, waiting = s.execTool(ctx, r, tools, env, caller, c)
+		if waiting != nil {
+			res.Output, res.IsError = "the called agent is waiting for a person; ask it again later", true
+		}
+		if errors.Is(context.Cause(ctx), errShutdown) {
+			return res, "", nil
+		}
+		res.Decision, res.Via = "approved", c.Via
+		if err := s.record(bg, r, StepToolResult, res, s.now(), nil); err != nil {
+			return res, "", err
+		}
+	}
+	if res.IsError {
+		return res, "failed", nil
+	}
+	return res, "done", nil
 }
 
 func declinedText(note string) string {

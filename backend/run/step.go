@@ -52,6 +52,11 @@ type ToolCall struct {
 	// such calls are the runtime's, not the model's, and stay out of the
 	// conversation (the card's own result reports them).
 	Via string `json:"via,omitempty"`
+	// Approved marks the step recorded right before an approved held call
+	// starts: the call's first step was recorded when it was held. After a
+	// crash a call with this step and no result was started, so it is
+	// reported as interrupted and never run again.
+	Approved bool `json:"approved,omitempty"`
 }
 
 // ModelData is one model turn.
@@ -134,9 +139,10 @@ func stepData[T any](st Step) (T, error) {
 	return v, nil
 }
 
-// unanswered returns the tool calls among steps that have no result yet.
+// unanswered returns the tool calls among steps that have no result yet,
+// each once (an approved held call has two call steps; the first is kept).
 func unanswered(steps []Step) []ToolCall {
-	answered := map[string]bool{}
+	answered, seen := map[string]bool{}, map[string]bool{}
 	var calls []ToolCall
 	for _, st := range steps {
 		switch st.Kind {
@@ -151,13 +157,47 @@ func unanswered(steps []Step) []ToolCall {
 			if err != nil {
 				continue // a call that cannot be named cannot be answered either
 			}
-			calls = append(calls, c)
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				calls = append(calls, c)
+			}
 		}
 	}
 	var out []ToolCall
 	for _, c := range calls {
 		if !answered[c.ID] {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// callSteps is what steps say of each tool call: whether it started (an
+// approved held call's start, or a runtime call's only call step) and its
+// result when it has one.
+type callState struct {
+	started bool
+	result  *ToolResultData
+}
+
+func callStates(steps []Step) map[string]*callState {
+	out := map[string]*callState{}
+	get := func(id string) *callState {
+		if out[id] == nil {
+			out[id] = &callState{}
+		}
+		return out[id]
+	}
+	for _, st := range steps {
+		switch st.Kind {
+		case StepToolCall:
+			if c, err := stepData[ToolCall](st); err == nil && (c.Approved || c.Via != "") {
+				get(c.ID).started = true
+			}
+		case StepToolResult:
+			if d, err := stepData[ToolResultData](st); err == nil {
+				get(d.ID).result = &d
+			}
 		}
 	}
 	return out

@@ -58,8 +58,9 @@ func (s *Service) execTool(ctx context.Context, r *Run, tools []tool.Tool, env *
 	env.Attach = func(mediaType string, data []byte) {
 		images = append(images, llm.Image{MediaType: mediaType, Data: data})
 	}
+	env.Processes = callProcesses{s, r.ID, c.ID}
 	out, err := t.Run(ctx, env, input)
-	env.Attach = nil
+	env.Attach, env.Processes = nil, nil
 	res.Images = s.keepImages(r, c, images)
 	if err != nil {
 		var w errWaiting

@@ -37,6 +37,12 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	if err := s.settle(ctx, r, tools, env, caller); err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
+	if ctx.Err() != nil {
+		// Stopped while an approved action ran: the rest of the card is
+		// settled at the next start, which knows which actions started.
+		st, closing := s.stopped(ctx)
+		return st, "", closing
+	}
 	if err := s.closeInterrupted(bg, r); err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}

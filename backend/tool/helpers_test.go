@@ -77,3 +77,14 @@ func writeTestFile(t *testing.T, path, content string) {
 }
 
 var invalid = fault.ErrInvalid
+
+// runShell runs run_command and reads its result.
+func runShell(t *testing.T, env *Env, input map[string]any) commandResult {
+	t.Helper()
+	out := mustCall(t, env, "run_command", input)
+	var res commandResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("output %q is not the result JSON: %v", out, err)
+	}
+	return res
+}

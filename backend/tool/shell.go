@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -137,7 +138,7 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	if err := env.checkCommandHosts(in.Command, in.Env, command, envValues); err != nil {
 		return "", err
 	}
-	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor(), commandPolicy(env, tmp))
+	res, err := execute(ctx, env.FilesDir, environ, command, timeout, env.redactor(), commandPolicy(env, tmp), env.Processes)
 	if err != nil {
 		return "", err
 	}
@@ -163,8 +164,8 @@ func commandPolicy(env *Env, tmp string) *sandbox.Policy {
 // execute runs command in dir under its own process group, confined to p
 // (nil: unconfined), killing the whole group when ctx is done, the timeout
 // passes, or the shell exits. The output is masked with r before it is cut
-// to its head and tail.
-func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration, r *secret.Redactor, p *sandbox.Policy) (commandResult, error) {
+// to its head and tail. procs (nil: none) records the group while it runs.
+func execute(ctx context.Context, dir string, environ []string, command string, timeout time.Duration, r *secret.Redactor, p *sandbox.Policy, procs ProcessRecorder) (commandResult, error) {
 	cmd := exec.Command(shellPath, shellFlag, command)
 	cmd.Dir = dir
 	cmd.Env = environ
@@ -180,10 +181,17 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
+	var waited <-chan error
 	if p != nil {
-		err = sandbox.Start(cmd, *p)
+		// sandbox.Start keeps the starting thread while the child lives
+		// (Pdeathsig), as startCommand does.
+		if err = sandbox.Start(cmd, *p); err == nil {
+			w := make(chan error, 1)
+			go func() { w <- cmd.Wait() }()
+			waited = w
+		}
 	} else {
-		err = cmd.Start()
+		waited, err = startCommand(cmd)
 	}
 	if err != nil {
 		pr.Close()
@@ -191,6 +199,17 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 		return commandResult{}, fmt.Errorf("start %s: %w", shellPath, err)
 	}
 	pw.Close()
+	if procs != nil {
+		if p := (Process{PID: cmd.Process.Pid, Start: procIdentity(cmd.Process.Pid)}); p.Start != "" {
+			if err := procs.Started(p); err != nil {
+				killGroup(cmd)
+				<-waited
+				pr.Close()
+				return commandResult{}, fmt.Errorf("run command: record its process: %w", err)
+			}
+			defer procs.Ended(p)
+		}
+	}
 	out := newHeadTailOverlap(MaxCommandOutput, maskContext(r))
 	drained := make(chan struct{})
 	go func() {
@@ -205,8 +224,6 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 		}
 	}()
 
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var waitErr error
@@ -244,6 +261,30 @@ func execute(ctx context.Context, dir string, environ []string, command string, 
 		output += fmt.Sprintf("\n[timed out after %s; the command and everything it started were killed]", timeout)
 	}
 	return commandResult{ExitCode: code, DurationMS: duration.Milliseconds(), TimedOut: timedOut, Output: output}, nil
+}
+
+// startCommand starts cmd and returns where its Wait's error comes. The
+// start and the wait run on one goroutine locked to its OS thread: Linux
+// sends the parent-death signal (setProcessGroup) when the thread that
+// started the child exits, and a thread the runtime handed to another
+// goroutine could exit with it (LockOSThread without unlock) while the
+// command still runs.
+func startCommand(cmd *exec.Cmd) (<-chan error, error) {
+	started, waited := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		waited <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return waited, nil
 }
 
 // commandEnv is the whole environment a command gets: PATH, HOME (the

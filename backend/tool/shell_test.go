@@ -15,16 +15,6 @@ import (
 	"time"
 )
 
-func runShell(t *testing.T, env *Env, input map[string]any) commandResult {
-	t.Helper()
-	out := mustCall(t, env, "run_command", input)
-	var res commandResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("output %q is not the result JSON: %v", out, err)
-	}
-	return res
-}
-
 func TestRunCommand(t *testing.T) {
 	t.Setenv("RERUN_TEST_API_KEY", "sk-secret")
 	env := testEnv(t)

@@ -14,12 +14,6 @@ const (
 	defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 )
 
-// setProcessGroup puts the command in a new process group led by the shell,
-// so killGroup reaches everything it starts.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
 // killGroup kills the command's whole process group. It is safe to call
 // more than once and after the shell has exited.
 func killGroup(cmd *exec.Cmd) {

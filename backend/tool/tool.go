@@ -71,10 +71,30 @@ type Env struct {
 	// (a screenshot); nil where images are not kept.
 	Attach func(mediaType string, data []byte)
 
+	// Processes, when set, hears of each process a call starts that may
+	// outlive the app (a shell command's process group): it records it
+	// before the command goes on, so the next start after a crash can end
+	// it (EndProcessGroup), and forgets it when the command is over.
+	Processes ProcessRecorder
+
 	// RunID and Step say which run and step a memory was written by; Step
 	// returns the sequence number of the tool call being executed.
 	RunID string
 	Step  func() int
+}
+
+// Process is a process a tool call started: its pid (a shell command's
+// process group id) and identity, "boot:ticks" on Linux: the boot and its
+// start time, so a later pid reuse is told apart.
+type Process struct {
+	PID   int
+	Start string
+}
+
+// ProcessRecorder keeps the processes of running calls.
+type ProcessRecorder interface {
+	Started(p Process) error
+	Ended(p Process)
 }
 
 // VarResolver replaces ${NAME} references with variable values, failing on
