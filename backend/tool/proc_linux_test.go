@@ -66,7 +66,8 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	env := testEnv(t)
 	rec := &recorder{}
 	env.Processes = rec
-	pidFile := filepath.Join(t.TempDir(), "bg.pid")
+	// In the shared folder: a sandboxed command writes nowhere else outside its own.
+	pidFile := filepath.Join(env.SharedDir, "bg.pid")
 	began := time.Now()
 	res := runShell(t, env, map[string]any{"command": "sleep 97 & echo $! > " + pidFile + "; sleep 97", "timeout_seconds": 5})
 	if !res.TimedOut || time.Since(began) > 30*time.Second {
