@@ -48,9 +48,14 @@ func TestChaos(t *testing.T) {
 	}
 	const jobs, minKills = 150, 30
 	dir := t.TempDir()
-	marker := filepath.Join(dir, "marker")
+	// In the shared folder: sandboxed commands reach only it and their own.
+	shared := filepath.Join(dir, "shared")
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(shared, "marker")
 	// A sleep of its own, so that a process left over is found by its path.
-	sleeper := filepath.Join(dir, "chaos-sleep")
+	sleeper := filepath.Join(shared, "chaos-sleep")
 	if b, err := os.ReadFile("/bin/sleep"); err != nil || os.WriteFile(sleeper, b, 0o755) != nil {
 		t.Skip("no /bin/sleep to copy")
 	}

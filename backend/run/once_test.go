@@ -46,8 +46,8 @@ func TestApprovedHeldCallRunsOnceAcrossARestart(t *testing.T) {
 	f.vars, f.notes = f.variables(), &notes{}
 	svc, stop := f.stoppable()
 	f.svc = svc
-	a := f.careful("Operator", "shell") // ask first is on for the shell
-	marker := filepath.Join(t.TempDir(), "ran.txt")
+	a := f.careful("Operator", "shell")                 // ask first is on for the shell
+	marker := filepath.Join(f.dir, "shared", "ran.txt") // commands write only their agent's and the shared folder
 	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "c1", Name: "run_command",
 		Args: `{"command":"echo once >> ` + marker + ` && sleep 30"}`}))
 	r := f.say(a, "do the thing")
@@ -86,7 +86,7 @@ func TestApprovedItemRunsOnceAcrossARestart(t *testing.T) {
 	svc, stop := f.stoppable()
 	f.svc = svc
 	a := f.careful("Cleaner", "human", "shell")
-	marker := filepath.Join(t.TempDir(), "ran.txt")
+	marker := filepath.Join(f.dir, "shared", "ran.txt") // commands write only their agent's and the shared folder
 	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "ap", Name: "request_approval", Args: `{"title":"Jobs","items":[` +
 		`{"title":"Quick","tool":"run_command","input":{"command":"echo quick >> ` + marker + `"}},` +
 		`{"title":"Slow","tool":"run_command","input":{"command":"echo slow >> ` + marker + ` && sleep 30"}}]}`}))

@@ -80,7 +80,7 @@ func TestCrashResume(t *testing.T) {
 	}
 	closeDB()
 
-	shPID, bgPID := filepath.Join(dir, "sh.pid"), filepath.Join(dir, "bg.pid")
+	shPID, bgPID := filepath.Join(dir, "shared", "sh.pid"), filepath.Join(dir, "shared", "bg.pid")
 	fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "job", Name: "run_command",
 		Args: `{"command":"echo $$ > ` + shPID + `; sleep 30 & echo $! > ` + bgPID + `; echo once >> ` + marker + `; wait"}`}))
 	child := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v")
