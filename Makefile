@@ -46,12 +46,12 @@ $(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
 dist: build
 	build/dist.sh $(BIN)/rerun
 
-## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test
-test: setup test-go test-web test-e2e test-desktop
+## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
+test: setup test-go test-web test-e2e test-desktop test-dist
 
 # Tests keep the key that seals workspace variables in a file in their data
 # folder, never in this computer's OS keychain.
-test test-go test-e2e test-desktop bench fuzz: export RERUN_KEYCHAIN = off
+test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN = off
 
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
