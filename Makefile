@@ -32,10 +32,10 @@ frontend: frontend/dist/index.html
 frontend/dist/index.html: $(WEBSRC) frontend/package-lock.json
 	cd frontend && npm run build
 
-## build: the desktop binary (window + serve), needs GTK/WebKit
+## build: the desktop binary (window + serve), needs GTK/WebKit; position-independent, as Debian wants
 build: $(BIN)/rerun
 $(BIN)/rerun: frontend/dist/index.html $(GOSRC)
-	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $@ .
+	CGO_ENABLED=1 $(GO) build -buildmode=pie -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $@ .
 
 ## server: a static headless binary (serve only), no cgo, no GTK
 server: $(BIN)/rerun-server
