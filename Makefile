@@ -5,12 +5,14 @@ GO        ?= go
 BIN       := build/bin
 TAGS      := desktop,production,webkit2_41
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
 GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*') go.mod go.sum
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server test test-go test-web test-e2e test-desktop bench fuzz clean
+.PHONY: run setup frontend build server dist test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -40,12 +42,16 @@ server: $(BIN)/rerun-server
 $(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
 
-## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test
-test: setup test-go test-web test-e2e test-desktop
+## dist: Linux packages into build/dist/: a .deb (nfpm, a Go tool in build/tools/nfpm) and a .tar.gz with install.sh
+dist: build
+	build/dist.sh $(BIN)/rerun
+
+## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
+test: setup test-go test-web test-e2e test-desktop test-dist
 
 # Tests keep the key that seals workspace variables in a file in their data
 # folder, never in this computer's OS keychain.
-test test-go test-e2e test-desktop bench fuzz: export RERUN_KEYCHAIN = off
+test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN = off
 
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
@@ -82,6 +88,12 @@ $(BIN)/rerun-relay: $(GOSRC)
 test-desktop: build
 	build/smoke-desktop.sh $(BIN)/rerun $(BIN)/desktop-smoke.png
 
+# test-dist: build the packages, lintian the .deb, install it with apt-get
+# (root or sudo) and smoke-test the installed binary; install the .tar.gz into
+# a temporary prefix (build/test-dist.sh).
+test-dist:
+	build/test-dist.sh
+
 ## bench: cold start, idle memory, binary sizes, webhook intake, scheduler lateness, sandbox overhead, Desktop screen, agent browsers (see build/bench.sh)
 bench: build server $(BIN)/fakellm
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
@@ -96,4 +108,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(BIN) frontend/dist/assets frontend/dist/index.html
+	rm -rf $(BIN) build/dist frontend/dist/assets frontend/dist/index.html

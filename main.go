@@ -2,7 +2,7 @@
 //
 //	rerun                 open the desktop window
 //	rerun serve           run headless and print a URL to open in a browser
-//	rerun version         print the version
+//	rerun version         print the version, commit and build date (also --version)
 //
 // Flags and wiring only: the workspace machine is backend/, the window app/.
 package main
@@ -34,8 +34,17 @@ import (
 	"github.com/rerun-build/rerun-desktop/frontend"
 )
 
-// version is set by the build (-ldflags "-X main.version=…").
-var version = "dev"
+// The build sets these (-ldflags "-X main.version=… -X main.commit=… -X main.date=…").
+var (
+	version = "dev"
+	commit  = "unknown"
+	date    = "unknown"
+)
+
+// versionLine is what `rerun version` and `rerun --version` print.
+func versionLine() string {
+	return fmt.Sprintf("rerun %s (commit %s, built %s)", version, commit, date)
+}
 
 const usage = `Rerun Desktop runs a workspace of AI coworkers on this computer.
 
@@ -44,7 +53,7 @@ Usage:
   rerun serve [--data-dir DIR] [--port N] [--open]
                                              run headless; open the printed URL in a browser
   rerun key create|list|revoke               manage API keys of the MCP endpoint (rerun key for help)
-  rerun version                              print the version
+  rerun version, rerun --version             print the version, commit and build date
 
 Flags:
   --data-dir DIR   where workspaces live (default: $RERUN_HOME, else the OS user data dir)
@@ -57,6 +66,8 @@ func main() {
 	cmd, args := "", os.Args[1:]
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		cmd, args = "version", args[1:]
 	}
 	var err error
 	switch cmd {
@@ -67,7 +78,7 @@ func main() {
 	case "key":
 		err = keyCommand(args)
 	case "version":
-		fmt.Println("rerun", version)
+		fmt.Println(versionLine())
 	case "help":
 		fmt.Print(usage)
 	default:
@@ -146,7 +157,7 @@ func start(args []string, window bool) error {
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
-		LocalURL: local, Version: version,
+		LocalURL: local, Version: version, Commit: commit, BuildDate: date,
 		MCP: mcpapi.Handler(home, version, log),
 	})
 	url := local + "/?token=" + token

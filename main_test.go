@@ -26,17 +26,26 @@ func TestWindowModeWithoutDesktopBuild(t *testing.T) {
 	}
 }
 
-// TestServeBinary builds the static binary and runs `rerun serve` as a user
-// would: RERUN_HOME picks the data directory, the printed URL logs in.
+// TestServeBinary builds the static binary as the Makefile does (version,
+// commit and date set by -ldflags), checks `rerun --version` and `rerun
+// version`, and runs `rerun serve` as a user would: RERUN_HOME picks the data
+// directory, the printed URL logs in.
 func TestServeBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}
 	bin := filepath.Join(t.TempDir(), "rerun")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-ldflags",
+		"-X main.version=v9.8.7 -X main.commit=abc1234 -X main.date=2026-12-02T02:00:00Z", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
+	}
+	for _, arg := range []string{"--version", "version"} {
+		out, err := exec.Command(bin, arg).CombinedOutput()
+		if want := "rerun v9.8.7 (commit abc1234, built 2026-12-02T02:00:00Z)\n"; err != nil || string(out) != want {
+			t.Errorf("rerun %s: %v %q, want %q", arg, err, out, want)
+		}
 	}
 	home := t.TempDir()
 	cmd := exec.Command(bin, "serve", "--port", "0")

@@ -44,8 +44,9 @@ type Config struct {
 	Logger       *slog.Logger
 	// LocalURL is the server's own address on this computer (e.g.
 	// http://127.0.0.1:7777), for pages that cannot see it themselves (the
-	// desktop window's origin is wails://wails). Version is the build's.
-	LocalURL, Version string
+	// desktop window's origin is wails://wails). Version, Commit and
+	// BuildDate are the build's (set by the Makefile's -ldflags).
+	LocalURL, Version, Commit, BuildDate string
 	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
 	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
 	MCP http.Handler

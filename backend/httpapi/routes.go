@@ -74,7 +74,8 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /api/handle", endpoint(s, 200, s.suggestHandle))
 	m.HandleFunc("GET /api/info", endpoint(s, 200, func(_ context.Context, r *http.Request, _ none) (map[string]string, error) {
-		info := map[string]string{"version": s.cfg.Version, "local_url": s.cfg.LocalURL, "mcp_url": ""}
+		info := map[string]string{"version": s.cfg.Version, "commit": s.cfg.Commit, "build_date": s.cfg.BuildDate,
+			"local_url": s.cfg.LocalURL, "mcp_url": ""}
 		if s.cfg.LocalURL != "" && s.cfg.MCP != nil {
 			info["mcp_url"] = s.cfg.LocalURL + mcpapi.Path
 		}

@@ -264,14 +264,15 @@ func TestInfoGivesTheLocalAddress(t *testing.T) {
 	}
 	defer home.Close()
 	h := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788", Version: "v1",
-		MCP: http.NotFoundHandler()})
+		Commit: "abc1234", BuildDate: "2026-12-02T02:00:00Z", MCP: http.NotFoundHandler()})
 	req := httptest.NewRequest("GET", "http://127.0.0.1:7788/api/info", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	var info map[string]string
 	json.NewDecoder(w.Body).Decode(&info)
-	if info["mcp_url"] != "http://127.0.0.1:7788/api/mcp/account" || info["version"] != "v1" {
+	if info["mcp_url"] != "http://127.0.0.1:7788/api/mcp/account" || info["version"] != "v1" ||
+		info["commit"] != "abc1234" || info["build_date"] != "2026-12-02T02:00:00Z" {
 		t.Errorf("info = %v", info)
 	}
 }

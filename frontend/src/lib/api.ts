@@ -243,8 +243,9 @@ export const api = {
     request<ProviderSetting[]>('PUT', `/api/settings/models/${seg(provider)}`, body),
   forgetModelSetting: (provider: string) => request<ProviderSetting[]>('DELETE', `/api/settings/models/${seg(provider)}`),
 
-  /** The server's own address (the desktop window cannot see it) and version. */
-  info: () => request<{ version: string; local_url: string; mcp_url: string }>('GET', '/api/info'),
+  /** The server's own address (the desktop window cannot see it) and the build: version, commit, date. */
+  info: () =>
+    request<{ version: string; commit: string; build_date: string; local_url: string; mcp_url: string }>('GET', '/api/info'),
   listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
   createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
   revokeKey: (wsId: string, id: string) => request<ApiKey>('DELETE', `${ws(wsId)}/keys/${seg(id)}`),
