@@ -346,9 +346,13 @@ func TestCancelStopsModelAndShell(t *testing.T) {
 	for len(f.fake.Requests()) == 0 { // the model call is under way
 		time.Sleep(5 * time.Millisecond)
 	}
+	// The model would answer after 30 s and the command sleeps 30 s: a
+	// cancel well before that (15 s, room for a busy machine) did not wait
+	// for them.
+	const promptly = 15 * time.Second
 	began := time.Now()
 	got, err := f.svc.Cancel(context.Background(), r.ID)
-	if err != nil || got.Status != run.Cancelled || time.Since(began) > time.Second {
+	if err != nil || got.Status != run.Cancelled || time.Since(began) > promptly {
 		t.Errorf("cancel during model call: %s %v after %v", got.Status, err, time.Since(began))
 	}
 
@@ -358,8 +362,8 @@ func TestCancelStopsModelAndShell(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	began = time.Now()
 	got, _ = f.svc.Cancel(context.Background(), r.ID)
-	if got.Status != run.Cancelled || time.Since(began) > time.Second {
-		t.Errorf("cancel during shell: %s after %v, want cancelled within a second", got.Status, time.Since(began))
+	if got.Status != run.Cancelled || time.Since(began) > promptly {
+		t.Errorf("cancel during shell: %s after %v, want cancelled before the command ends", got.Status, time.Since(began))
 	}
 	if k := f.kinds(r.ID); !strings.HasSuffix(k, "tool_call,tool_result,cancel") {
 		t.Errorf("steps = %s, want the interrupted tool result then cancel", k)
