@@ -113,7 +113,8 @@ describe('automations', () => {
     await card.getByTestId('schedule-toggle').click();
     await card.getByTestId('schedule-paused').waitFor();
     assert.equal(await card.getByTestId('schedule-toggle').getAttribute('aria-checked'), 'false');
-    assert.match(await card.getByTestId('schedule-next').textContent(), /Paused/);
+    // The next times are read again after the toggle: wait for them, not for one render.
+    await card.getByTestId('schedule-next').filter({ hasText: /Paused/ }).waitFor();
     const [paused] = await call('GET', `/api/workspaces/${wsId}/agents/${ada.id}/schedules`);
     assert.equal(paused.enabled, false);
     assert.deepEqual(page.errors, []);
