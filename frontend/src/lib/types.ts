@@ -401,7 +401,6 @@ export type Channel = 'in_app' | 'os' | 'email' | 'hooks';
 export type Origin = 'mine' | 'automated';
 export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, boolean>>>;
 
-/** A workspace variable: never its value. */
 /** A workspace variable (never its value); hosts: where its value may be sent, [] for any host. */
 export type Variable = { name: string; hosts: string[]; created_at: string; updated_at: string };
 
