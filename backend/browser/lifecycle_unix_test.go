@@ -167,6 +167,16 @@ func TestFreeProfile(t *testing.T) {
 		if err := os.Symlink(host+"-"+strconv.Itoa(cmd.Process.Pid), filepath.Join(dir, "SingletonLock")); err != nil {
 			t.Fatal(err)
 		}
+		// Start returns once exec has closed the child's descriptors, a
+		// moment before the kernel fills in the new command line (which
+		// reads empty until then). A browser left by an earlier run is long
+		// past that moment; wait for this one to be too.
+		for deadline := time.Now().Add(waittest.Patience); !usesProfile(cmd.Process.Pid, dir); {
+			if time.Now().After(deadline) {
+				t.Fatal("the stand-in browser's command line never showed its profile")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		killed, err := freeProfile(dir)
 		if err != nil || killed != cmd.Process.Pid {
 			t.Fatalf("freeProfile = %d, %v; want %d killed", killed, err, cmd.Process.Pid)
