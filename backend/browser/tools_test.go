@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func TestToolsFillAndSubmitAForm(t *testing.T) {
@@ -339,10 +340,13 @@ func TestDownloadsLandInTheAgentsFolder(t *testing.T) {
 	snap := must(t, m, env, "browser_snapshot", nil)
 	out := must(t, m, env, "browser_click", map[string]any{"element": ref(t, snap, "link")})
 	path := filepath.Join(m.cfg.AgentsDir, "dl", "files", "downloads", "report.csv")
-	for i := 0; i < 50 && !strings.Contains(out, "downloads/report.csv"); i++ {
-		time.Sleep(100 * time.Millisecond)
+	waittest.Until(t, "the download note", func() bool {
+		if strings.Contains(out, "downloads/report.csv") {
+			return true
+		}
 		out += must(t, m, env, "browser_tabs", nil)
-	}
+		return false
+	})
 	if !strings.Contains(out, "Downloaded report.csv (8 bytes) to downloads/report.csv") {
 		t.Errorf("no download note in %q", out)
 	}
