@@ -104,4 +104,24 @@ describe('budgets', () => {
     assert.deepEqual(page.errors, []);
     assert.deepEqual(watch.errors, []);
   });
+
+  test("Settings → Models: the workspace's budget form applies limits and follows changes made elsewhere", async () => {
+    const page = await openApp(context, server);
+    await page.getByTestId('open-settings').click();
+    await page.getByRole('menuitem', { name: /^Models/ }).click();
+    const form = page.getByTestId('models-dialog').getByTestId('workspace-budget-form');
+    const dayUSD = form.getByTestId('budget-day_usd');
+    await dayUSD.fill('12.5');
+    await form.getByRole('button', { name: 'Apply limits' }).click();
+    await form.getByRole('status').getByText('Saved').waitFor();
+    assert.equal((await call('GET', `/api/workspaces/${wsId}/budget?days=1`)).limits.day_usd, 12.5);
+
+    // Changed elsewhere while the person types in another field: that field keeps what they typed.
+    const runTokens = form.getByTestId('budget-run_tokens');
+    await runTokens.fill('9000');
+    await call('PATCH', `/api/workspaces/${wsId}/budget`, { day_usd: 20 });
+    await until('the form to show the new daily limit', async () => (await dayUSD.inputValue()) === '20');
+    assert.equal(await runTokens.inputValue(), '9000');
+    assert.deepEqual(page.errors, []);
+  });
 });
