@@ -13,8 +13,19 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/app"
+	"github.com/rerun-build/rerun-desktop/backend/connector/connectortest"
+	"github.com/rerun-build/rerun-desktop/backend/sandbox"
 	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
+
+// TestMain lets this test binary be what `rerun serve` starts in the
+// tests that run it (serve_chaos_test.go): an agent's confined process,
+// and the stdio MCP server of connectortest.
+func TestMain(m *testing.M) {
+	sandbox.Main() // first: a confined process re-runs this binary to confine itself
+	connectortest.ServeStdioIfAsked()
+	os.Exit(m.Run())
+}
 
 func TestWindowModeWithoutDesktopBuild(t *testing.T) {
 	if app.HasWindow {

@@ -383,3 +383,40 @@ func TestBudgetHoldsCompaction(t *testing.T) {
 		t.Errorf("card kind %q", p.Kind)
 	}
 }
+
+// TestBudgetRaiseTellsTheLimitsOwner: raising the workspace's daily limit
+// on a card publishes budget.updated for the workspace (what the
+// workspace's budget form and chart listen to), not for the agent.
+func TestBudgetRaiseTellsTheLimitsOwner(t *testing.T) {
+	f, _ := withBudgets(t, run.Config{})
+	ctx := context.Background()
+	a := f.agent("Shared")
+	if _, err := f.budgets.SetWorkspace(ctx, budget.Update{DayTokens: ptr[int64](10)}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.say(a, "spend")
+	if r.Status != run.Paused {
+		t.Fatalf("run is %s, want paused on the workspace's budget card", r.Status)
+	}
+	p := f.openPause(r.ID)
+	changes, stop := f.bus.Subscribe()
+	defer stop()
+	f.fake.Script(llmtest.Text("done"))
+	if r = f.answer(p, `{"choice": "raise", "amount": 100000}`); r.Status != run.Done {
+		t.Fatalf("after raise: %s %s", r.Status, r.Error)
+	}
+	var scopes []string
+	for done := false; !done; {
+		select {
+		case c := <-changes:
+			if c.Kind == "budget.updated" {
+				scopes = append(scopes, fmt.Sprintf("%q", c.ID))
+			}
+		default:
+			done = true
+		}
+	}
+	if strings.Join(scopes, ",") != `""` {
+		t.Errorf("budget.updated for %v, want once for the workspace (\"\")", scopes)
+	}
+}

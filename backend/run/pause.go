@@ -290,7 +290,11 @@ func (s *Service) Answer(ctx context.Context, id string, body json.RawMessage) (
 		}
 	}
 	if p.Kind == pause.Budget && s.budgets != nil {
-		s.budgets.Published(p.AgentID)
+		owner := p.AgentID // a raise changed the limit's owner: the agent's, or the workspace's
+		if req, err := pause.Decode[pause.BudgetRequest](p.Request); err == nil && req.Owner == pause.ScopeWorkspace {
+			owner = ""
+		}
+		s.budgets.Published(owner)
 	}
 	s.log.Info("pause answered", "pause", id, "run", p.RunID, "status", status)
 	if r.Source == SourceTemplate {

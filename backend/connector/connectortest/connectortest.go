@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -224,7 +225,10 @@ const CallLogEnv = "CONNECTORTEST_CALL_LOG"
 // CONNECTORTEST_AUTH from the environment in place of a header. A second
 // tool, crash, makes the server exit without answering: a server that dies
 // in the middle of a call. A third, read, returns a file's content (or the
-// error reading it): what a server's sandbox lets it reach.
+// error reading it): what a server's sandbox lets it reach. A fourth, mark,
+// is a side effect to count: it appends "mark <message>" to the call log,
+// then waits the seconds it was given before it answers, so that a crash
+// can find it in the middle.
 func ServeStdioIfAsked() {
 	if os.Getenv(StdioEnv) != "1" {
 		return
@@ -242,6 +246,20 @@ func ServeStdioIfAsked() {
 				return mcp.NewToolResultError(err.Error()), nil
 			}
 			return mcp.NewToolResultText(string(b)), nil
+		})
+	s.AddTool(mcp.NewTool("mark", mcp.WithDescription("Appends message to the call log, then waits seconds before it answers."),
+		mcp.WithString("message", mcp.Required()), mcp.WithNumber("seconds")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			msg, err := req.RequireString("message")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			logCall("mark " + msg)
+			select {
+			case <-time.After(time.Duration(req.GetFloat("seconds", 0) * float64(time.Second))):
+			case <-ctx.Done():
+			}
+			return mcp.NewToolResultText("marked " + msg), nil
 		})
 	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("Exits the server before it answers.")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

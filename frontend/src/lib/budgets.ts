@@ -78,3 +78,16 @@ export function limitsSummary(l: BudgetLimits): string {
   if (l.day_tokens) parts.push(`${tok(l.day_tokens)} a day`);
   return parts.join(', ');
 }
+
+/**
+ * The draft after the limits changed elsewhere (another window, update_agent,
+ * a card's "raise"): each field still as `before` had it takes its new value;
+ * a field the person is editing keeps what they typed.
+ */
+export function rebaseDraft(draft: LimitsDraft, before: BudgetLimits, after: BudgetLimits): LimitsDraft {
+  const was = limitsDraft(before);
+  const now = limitsDraft(after);
+  const out = { ...draft };
+  for (const f of FIELDS) if (draft[f.key] === was[f.key]) out[f.key] = now[f.key];
+  return out;
+}

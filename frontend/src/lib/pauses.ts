@@ -100,7 +100,7 @@ export function answeredSummary(p: Pause): { title: string; lines: SummaryLine[]
 
 // What each card builds, defined beside it.
 export { approvalReply, decide, decideAll, decisionCounts, type Decisions, type ItemDecision } from '../components/ApprovalCard.svelte';
-export { budgetAmount, budgetDraft, budgetLine, budgetReply, parseAmount, type BudgetDraft } from '../components/BudgetCard.svelte';
+export { budgetAmount, budgetDraft, budgetLine, budgetReply, changedNote, liveRequest, parseAmount, type BudgetDraft } from '../components/BudgetCard.svelte';
 export { connectorReply, fieldError } from '../components/ConnectorCard.svelte';
 export { credentialReply } from '../components/CredentialCard.svelte';
 export { answerOf, emptyDrafts, pickOption, questionReply, typeOther, type QuestionDraft } from '../components/QuestionCard.svelte';

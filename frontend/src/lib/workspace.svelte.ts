@@ -71,7 +71,7 @@ export class WorkspaceState {
   onChange(ev: ChangeEvent): Promise<unknown> {
     const work: Promise<unknown>[] = [];
     if (ev.kind.startsWith('workspace.')) work.push(this.refreshWorkspaces());
-    // A run's steps, memories, skills, variables and settings change nothing on the board; a run's creation
+    // A run's steps, memories, skills, variables, settings and budgets change nothing on the board; a run's creation
     // and status do (activity), and so do pauses and notifications (waiting, the bell) and schedules and
     // triggers coming and going (the clock badge). A fire or a delivery shows as the run it starts. A
     // browser's page or holder shows only in its Desktop; templates only in their library.
@@ -85,6 +85,7 @@ export class WorkspaceState {
       ev.kind === 'skill.changed' ||
       ev.kind === 'variables.changed' ||
       ev.kind === 'settings.changed' ||
+      ev.kind === 'budget.updated' ||
       ev.kind === 'schedule.fired' ||
       ev.kind === 'trigger.delivery';
     if (ev.workspace === this.currentId && !boardless) {
