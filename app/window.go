@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,9 +17,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
-
-//go:embed icon.png
-var icon []byte
 
 // Run opens the window and blocks until it is closed.
 func Run(ctx context.Context, o Options) error {
