@@ -35,6 +35,9 @@ type Options struct {
 	// Home is the open data directory; its new notifications become OS
 	// notifications as its delivery settings say. Nil: none.
 	Home *workspace.Home
+	// Hidden starts the app in the tray without a window (`rerun
+	// --hidden`, how it starts at login), where a tray icon shows.
+	Hidden bool
 }
 
 // WindowHosts and WindowOrigins are how the window's requests present

@@ -101,6 +101,7 @@ func (s *Server) routes() {
 	s.relayRoutes()        // relay.go: the link to a rerun-relay, dead letters, pairing
 	s.onboardingRoutes()   // onboarding.go: the Foreman's onboarding: state, start, skip
 	s.syncExtraRoutes()    // sync_extras.go: runs on other devices, the variable sync opt-in
+	s.backgroundRoutes()   // background.go: start at login, pause all coworkers
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
