@@ -133,6 +133,8 @@ export type RunSummary = {
 
 /** Settings → Variables: whether values sync to the other devices (end-to-end encrypted). */
 export type VariableSync = { enabled: boolean };
+/** Start at login (Settings → General): the entry written for this computer. */
+export type Autostart = { enabled: boolean; available: boolean; path: string };
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
