@@ -63,6 +63,8 @@ test-go: $(BIN)/mailpit
 	fi; export RERUN_TEST_POSTGRES; \
 	export RERUN_MAILPIT=$(abspath $(BIN)/mailpit); \
 	echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...
+	@# the tray test skips under -race (fyne.io/systray races on its own menu version)
+	$(GO) test -count=1 -run TestTrayOverDBus ./app
 
 test-web:
 	cd frontend && npm run check && npm test

@@ -25,7 +25,8 @@ type trayActions struct {
 // tray is the icon in the notification area (a D-Bus StatusNotifierItem on
 // Linux, so it needs no GTK loop of its own): how many coworkers work and
 // how much waits for the person, updated live, and Open, Pause all /
-// Resume all, Quit. There is one per process: fyne.io/systray is global.
+// Resume all, Quit. There is one per process: fyne.io/systray is global
+// and starts once (a second startTray returns nil).
 type tray struct {
 	home *workspace.Home
 	act  trayActions

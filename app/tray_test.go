@@ -108,6 +108,12 @@ func labels(m []menuEntry) string {
 // and menu read over D-Bus say what waits, live, and clicking its entries
 // pauses and resumes every coworker, opens the window and quits.
 func TestTrayOverDBus(t *testing.T) {
+	if raceEnabled {
+		// GetLayout reads the menu's version under one lock while refresh
+		// writes it under another (systray_menu_unix.go); make test-go runs
+		// this test again without -race.
+		t.Skip("fyne.io/systray v1.12.2 races on its menu version; run without -race")
+	}
 	addr := sessionBus(t)
 	ctx := context.Background()
 
