@@ -73,6 +73,10 @@ func TestHoldRoutes(t *testing.T) {
 	if !w.Runs.Held() {
 		t.Error("the workspace's runs are not held")
 	}
+	var board struct{ Held bool }
+	if e.do(t, "GET", "/api/workspaces/"+e.ws+"/board", "", &board); !board.Held {
+		t.Error("the board does not say all coworkers are paused")
+	}
 	if code := e.do(t, "PUT", "/api/workspaces/"+e.ws+"/hold", `{"held":false}`, &h); code != 200 || h.Held || w.Runs.Held() {
 		t.Fatalf("PUT resume = %d %+v", code, h)
 	}

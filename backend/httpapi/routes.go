@@ -170,6 +170,8 @@ type Board struct {
 	// NotificationsOpen counts what waits for the person (the bell): open
 	// notifications, those of open pauses included.
 	NotificationsOpen int `json:"notifications_open"`
+	// Held says all coworkers are paused (the toolbar's Pause all).
+	Held bool `json:"held"`
 	// Automations counts each agent's schedules and triggers (the clock
 	// badge); agents without any are left out.
 	Automations map[string]Automations `json:"automations"`
@@ -215,7 +217,7 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 		a.Triggers = n
 		automations[id] = a
 	}
-	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open,
+	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open, Held: ws.Runs.Held(),
 		Automations: automations}, nil
 }
 

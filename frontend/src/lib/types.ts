@@ -37,6 +37,8 @@ export type Board = {
   activity?: Record<string, Activity>;
   /** Notifications not handled yet (open pauses included); absent from older servers. */
   notifications_open?: number;
+  /** All coworkers paused (Pause all, in the toolbar and the tray). */
+  held?: boolean;
   /** Schedules and triggers per agent (the clock badge); absent from older servers. */
   automations?: Record<string, AutomationCounts>;
 };
