@@ -1,6 +1,6 @@
 // Command rerun runs a workspace of AI coworkers on this computer.
 //
-//	rerun                 open the desktop window
+//	rerun                 open the desktop window (or show the one running)
 //	rerun serve           run headless and print a URL to open in a browser
 //	rerun version         print the version, commit and build date (also --version)
 //
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/app"
+	"github.com/rerun-build/rerun-desktop/backend/autostart"
 	"github.com/rerun-build/rerun-desktop/backend/envconfig"
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
@@ -49,7 +50,9 @@ func versionLine() string {
 const usage = `Rerun Desktop runs a workspace of AI coworkers on this computer.
 
 Usage:
-  rerun [--data-dir DIR] [--port N]          open the desktop window
+  rerun [--data-dir DIR] [--port N] [--hidden]
+                                             open the desktop window (a second launch
+                                             shows the running one)
   rerun serve [--data-dir DIR] [--port N] [--open]
                                              run headless; open the printed URL in a browser
   rerun key create|list|revoke               manage API keys of the MCP endpoint (rerun key for help)
@@ -59,6 +62,7 @@ Flags:
   --data-dir DIR   where workspaces live (default: $RERUN_HOME, else the OS user data dir)
   --port N         local port, on 127.0.0.1 only (default 7777; a free one if taken; 0: any)
   --open           (serve) open the URL in the default browser
+  --hidden         (window) start in the tray, without a window, as at login
 `
 
 func main() {
@@ -97,6 +101,7 @@ func start(args []string, window bool) error {
 	dataDir := fs.String("data-dir", "", "")
 	port := fs.Int("port", httpapi.DefaultPort, "")
 	open := fs.Bool("open", false, "")
+	hidden := fs.Bool("hidden", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -115,6 +120,12 @@ func start(args []string, window bool) error {
 	dir, err := envconfig.DataDir(*dataDir)
 	if err != nil {
 		return fmt.Errorf("find data directory: %w (pass --data-dir)", err)
+	}
+	// A second launch shows the running window instead of starting a
+	// second server on the same data.
+	if window && app.HandOver(dir) {
+		fmt.Printf("Rerun is already running on %s; its window is shown\n", dir)
+		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -159,6 +170,8 @@ func start(args []string, window bool) error {
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
 		LocalURL: local, Version: version, Commit: commit, BuildDate: date,
 		MCP: mcpapi.Handler(home, version, log),
+		// Start at login opens the window's build hidden in the tray.
+		Autostart: autostartEntry(window, dir),
 	})
 	url := local + "/?token=" + token
 
@@ -182,7 +195,7 @@ func start(args []string, window bool) error {
 	fmt.Printf("Rerun is running at %s\n", url)
 	fmt.Printf("Data: %s\n", dir)
 	if window {
-		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log, Home: home})
+		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log, Home: home, Hidden: *hidden})
 	}
 	if *open {
 		openBrowser(url)
@@ -194,6 +207,14 @@ func start(args []string, window bool) error {
 	case err := <-serveErr:
 		return err
 	}
+}
+
+// autostartEntry is the start-at-login entry of a window, none for `rerun serve`.
+func autostartEntry(window bool, dir string) *autostart.Entry {
+	if !window {
+		return nil
+	}
+	return autostart.ForBinary(dir)
 }
 
 func newToken() string {

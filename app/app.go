@@ -8,12 +8,18 @@
 package app
 
 import (
+	_ "embed"
 	"errors"
 	"log/slog"
 	"net/http"
 
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
+
+// icon is the window's and the tray's icon.
+//
+//go:embed icon.png
+var icon []byte
 
 // ErrNoWindow is returned by Run in builds without the desktop shell.
 var ErrNoWindow = errors.New("this build of rerun has no window (it was built without the desktop tag); run `rerun serve` and open the URL it prints, or build the desktop binary with `make build`")
@@ -29,6 +35,9 @@ type Options struct {
 	// Home is the open data directory; its new notifications become OS
 	// notifications as its delivery settings say. Nil: none.
 	Home *workspace.Home
+	// Hidden starts the app in the tray without a window (`rerun
+	// --hidden`, how it starts at login), where a tray icon shows.
+	Hidden bool
 }
 
 // WindowHosts and WindowOrigins are how the window's requests present

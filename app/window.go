@@ -4,11 +4,12 @@ package app
 
 import (
 	"context"
-	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
@@ -19,10 +20,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
-//go:embed icon.png
-var icon []byte
-
-// Run opens the window and blocks until it is closed.
+// Run opens the window and blocks until the app quits. With a tray icon
+// shown, closing the window only hides it (the coworkers keep working) and
+// the tray's Quit quits; without one, closing quits as it always did.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -30,12 +30,44 @@ func Run(ctx context.Context, o Options) error {
 	}
 	ctx, stopNotifications := context.WithCancel(ctx)
 	notificationsDone := make(chan struct{})
+	var notices notifier
+
+	var mu sync.Mutex
+	var window context.Context // Wails' context, once the window is up
+	withWindow := func(f func(context.Context)) {
+		mu.Lock()
+		c := window
+		mu.Unlock()
+		if c != nil {
+			f(c)
+		}
+	}
+	show := func() {
+		withWindow(func(c context.Context) { runtime.WindowShow(c); runtime.WindowUnminimise(c) })
+	}
+	var quitting atomic.Bool
+	quit := func() {
+		quitting.Store(true)
+		withWindow(runtime.Quit)
+	}
+	var t *tray
+	dataDir := ""
+	if o.Home != nil {
+		t = startTray(ctx, o.Home, trayActions{Open: show, Quit: quit}, log)
+		dataDir = o.Home.DataDir()
+	}
+	// Started hidden (at login) only where the tray can bring it back.
+	hidden := o.Hidden && t.shown()
+	if o.Hidden && !hidden {
+		log.Info("no tray icon shows here: opening the window instead of starting hidden")
+	}
 	err := wails.Run(&options.App{
-		Title:     o.Title,
-		Width:     1280,
-		Height:    800,
-		MinWidth:  720,
-		MinHeight: 480,
+		Title:       o.Title,
+		Width:       1280,
+		Height:      800,
+		MinWidth:    720,
+		MinHeight:   480,
+		StartHidden: hidden,
 		AssetServer: &assetserver.Options{
 			Handler: withToken(o.Handler, o.Token),
 		},
@@ -46,15 +78,34 @@ func Run(ctx context.Context, o Options) error {
 			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
 			WindowIsTranslucent: false,
 		},
+		// A second `rerun` on this data directory shows this window
+		// (on Linux it asks before opening anything: HandOver).
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId:               InstanceID(dataDir),
+			OnSecondInstanceLaunch: func(options.SecondInstanceData) { show() },
+		},
+		OnBeforeClose: func(wctx context.Context) (keep bool) {
+			if quitting.Load() || !t.shown() {
+				return false
+			}
+			runtime.WindowHide(wctx)
+			if dataDir != "" {
+				if err := backgroundHint(dataDir, notices.send); err != nil {
+					log.Info("tell that Rerun keeps running", "err", err)
+				}
+			}
+			return true
+		},
 		OnStartup: func(wctx context.Context) {
-			log.Info("window open")
+			log.Info("window open", "hidden", hidden)
+			mu.Lock()
+			window = wctx
+			mu.Unlock()
 			// Off the startup path: a D-Bus that does not answer must not
 			// hold the window.
 			go func() {
 				defer close(notificationsDone)
-				if o.Home != nil {
-					runNotifications(ctx, wctx, o.Home, log)
-				}
+				runNotifications(ctx, wctx, o.Home, &notices, log)
 			}()
 		},
 		OnShutdown: func(wctx context.Context) {
@@ -72,13 +123,36 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
+// notifier shows OS notifications once they are ready.
+type notifier struct {
+	mu   sync.Mutex
+	show sendFunc
+}
+
+func (n *notifier) ready(f sendFunc) {
+	n.mu.Lock()
+	n.show = f
+	n.mu.Unlock()
+}
+
+func (n *notifier) send(id, title, body string) error {
+	n.mu.Lock()
+	f := n.show
+	n.mu.Unlock()
+	if f == nil {
+		return errors.New("OS notifications are not available")
+	}
+	return f(id, title, body)
+}
+
 // HasWindow says this build can open a window.
 const HasWindow = true
 
-// runNotifications readies the OS notifications of the window (wctx) and
-// shows the home's new notifications there until ctx ends. Without them the
-// app works as before: the failure is logged once.
-func runNotifications(ctx, wctx context.Context, home *workspace.Home, log *slog.Logger) {
+// runNotifications readies the OS notifications of the window (wctx), hands
+// them to n, and shows the home's new notifications there (none without a
+// home) until ctx ends. Without them the app works as before: the failure
+// is logged once.
+func runNotifications(ctx, wctx context.Context, home *workspace.Home, n *notifier, log *slog.Logger) {
 	if err := runtime.InitializeNotifications(wctx); err != nil {
 		log.Warn("OS notifications are not available", "err", err)
 		return
@@ -96,6 +170,11 @@ func runNotifications(ctx, wctx context.Context, home *workspace.Home, log *slog
 			}
 		})
 		return runtime.SendNotification(wctx, runtime.NotificationOptions{ID: id, Title: title, Body: body})
+	}
+	n.ready(send)
+	if home == nil {
+		<-ctx.Done()
+		return
 	}
 	<-forwardNotifications(ctx, home, send, log)
 }

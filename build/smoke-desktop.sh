@@ -3,14 +3,20 @@
 # and fail unless the board painted: the window exists, the page opened its
 # live event stream through the window's asset server, the screenshot is not
 # blank, and a board of 3 boxes and 8 agents added through the local API shows
-# up in the window live. The last screenshot is kept to look at.
+# up in the window live. On a private D-Bus session bus (dbus-run-session),
+# a second `rerun` on the same data hands over to the window and exits 0,
+# and `rerun serve` there says the data is in use and exits non-zero. The
+# last screenshot is kept to look at.
 #
 #   build/smoke-desktop.sh [BINARY] [SCREENSHOT.png]
 set -euo pipefail
 bin=${1:-build/bin/rerun}
 shot=${2:-build/bin/desktop-smoke.png}
 if [ -z "${SMOKE_INNER:-}" ]; then
-  exec env SMOKE_INNER=1 xvfb-run -a -s "-screen 0 1280x800x24" "$0" "$bin" "$shot"
+  command -v dbus-run-session >/dev/null || { echo "desktop smoke: dbus-run-session is missing (apt: dbus-daemon; build/setup.sh)"; exit 1; }
+  # NO_AT_BRIDGE: a bare session bus has no accessibility bus, and GTK
+  # waiting for one leaves the window unpainted here (a desktop has one).
+  exec env SMOKE_INNER=1 NO_AT_BRIDGE=1 dbus-run-session -- xvfb-run -a -s "-screen 0 1280x800x24" "$0" "$bin" "$shot"
 fi
 
 data=$(mktemp -d)
@@ -65,4 +71,12 @@ echo "desktop smoke: window $win, screenshot $shot: $colors colours, grey stddev
 [ "$colors" -ge 64 ] || fail "screenshot has only $colors colours: the board did not paint"
 [ "$stddev" -ge 20 ] || fail "screenshot is nearly uniform (stddev $stddev): the board did not paint"
 [ "$changed" -ge 5000 ] 2>/dev/null || fail "the window did not change after 3 boxes and 8 agents were added ($diff pixels): live updates do not reach it"
+
+# One instance per data directory.
+second=$("$bin" --data-dir "$data/home" --port 0 2>&1) || fail "a second launch failed: $second"
+case $second in *"already running"*) ;; *) fail "a second launch did not hand over to the window: $second" ;; esac
+kill -0 "$pid" 2>/dev/null || fail "the window quit when a second launch handed over"
+if serve=$("$bin" serve --data-dir "$data/home" --port 0 2>&1); then fail "rerun serve on the window's data started: $serve"; fi
+case $serve in *"already using"*) ;; *) fail "rerun serve on the window's data did not say it is in use: $serve" ;; esac
+echo "desktop smoke: a second launch handed over; rerun serve refused: ${serve##*rerun: }"
 echo "desktop smoke: ok"

@@ -8,6 +8,7 @@
 package httpapi
 
 import (
+	"github.com/rerun-build/rerun-desktop/backend/autostart"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -50,6 +51,9 @@ type Config struct {
 	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
 	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
 	MCP http.Handler
+	// Autostart is the start-at-login entry of this binary (nil: not
+	// available here, as in tests and on other systems).
+	Autostart *autostart.Entry
 	// Heartbeat overrides HeartbeatInterval (tests).
 	Heartbeat time.Duration
 }

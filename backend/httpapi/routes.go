@@ -101,6 +101,7 @@ func (s *Server) routes() {
 	s.relayRoutes()        // relay.go: the link to a rerun-relay, dead letters, pairing
 	s.onboardingRoutes()   // onboarding.go: the Foreman's onboarding: state, start, skip
 	s.syncExtraRoutes()    // sync_extras.go: runs on other devices, the variable sync opt-in
+	s.backgroundRoutes()   // background.go: start at login, pause all coworkers
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -169,6 +170,8 @@ type Board struct {
 	// NotificationsOpen counts what waits for the person (the bell): open
 	// notifications, those of open pauses included.
 	NotificationsOpen int `json:"notifications_open"`
+	// Held says all coworkers are paused (the toolbar's Pause all).
+	Held bool `json:"held"`
 	// Automations counts each agent's schedules and triggers (the clock
 	// badge); agents without any are left out.
 	Automations map[string]Automations `json:"automations"`
@@ -214,7 +217,7 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 		a.Triggers = n
 		automations[id] = a
 	}
-	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open,
+	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open, Held: ws.Runs.Held(),
 		Automations: automations}, nil
 }
 

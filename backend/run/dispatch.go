@@ -83,6 +83,9 @@ func (s *Service) runsWhere(ctx context.Context, where string) ([]Run, error) {
 // dispatch starts queued runs while workers are free, oldest first, skipping
 // sessions that already have a run executing.
 func (s *Service) dispatch(ctx context.Context) error {
+	if s.held.Load() {
+		return nil // all coworkers paused: the queue waits (hold.go)
+	}
 	s.mu.Lock()
 	free := s.cfg.Workers - len(s.active)
 	s.mu.Unlock()
@@ -189,7 +192,7 @@ func (s *Service) execute(ctx context.Context, r Run) {
 	if status == "" { // shutdown: leave it running, it resumes next start
 		return
 	}
-	if status == Queued { // back in the queue behind a budget card
+	if status == Queued { // back in the queue behind a budget card, or held
 		return
 	}
 	if status == Paused { // recorded with its card; it continues from the answer

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
@@ -106,6 +107,7 @@ type Service struct {
 	sessions map[string]bool                    // sessions with a run executing now
 	done     map[string]chan struct{}           // closed when the run finishes
 	wg       sync.WaitGroup
+	held     atomic.Bool // all coworkers paused (hold.go)
 }
 
 // Deps is what the service is wired with.
@@ -157,7 +159,7 @@ func NewService(d Deps, cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Service{
+	s := &Service{
 		db: d.DB, workspace: d.Workspace, agents: d.Agents, boxes: d.Boxes, models: d.Models,
 		bus: d.Bus, log: log, cfg: cfg, sharedDir: d.SharedDir, sharedDB: d.SharedDB,
 		memory: d.Memory, skills: d.Skills, vars: d.Vars, notifier: d.Notifier, sources: withBrain(withApps(d.Sources, d.Apps), d.Brain, d.Vars), apps: d.Apps, browsers: d.Browsers, brain: d.Brain, budgets: d.Budgets,
@@ -167,6 +169,8 @@ func NewService(d Deps, cfg Config) *Service {
 		}),
 		active: map[string]context.CancelCauseFunc{}, sessions: map[string]bool{}, done: map[string]chan struct{}{},
 	}
+	s.loadHeld(context.Background())
+	return s
 }
 
 func (s *Service) now() time.Time { return s.cfg.Now().UTC() }

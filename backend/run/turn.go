@@ -59,6 +59,11 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 			st, closing := s.stopped(ctx)
 			return st, "", closing
 		}
+		if held, err := s.holdRun(bg, r); err != nil {
+			return Failed, "", ErrorData{err.Error()}
+		} else if held {
+			return Queued, "", nil
+		}
 		if r.Steps >= s.cfg.MaxSteps {
 			return Failed, "", ErrorData{fmt.Sprintf("the run reached its limit of %d steps and was stopped; ask again to continue", s.cfg.MaxSteps)}
 		}

@@ -23,13 +23,22 @@ func lockDataDir(dir string) (release func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		b, _ := os.ReadFile(path)
 		f.Close()
-		pid := strings.TrimSpace(string(b))
-		if pid == "" {
-			pid = "unknown"
-		}
-		return nil, fmt.Errorf("another Rerun (pid %s) is already using %s; close it, or pass another --data-dir", pid, dir)
+		return nil, fmt.Errorf("%s is already using %s; quit it (the desktop app: Quit Rerun in its tray menu), or pass another --data-dir", holder(string(b)), dir)
 	}
 	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	// The pid and the command line: a second Rerun says which one holds it.
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"+strings.Join(append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...), " ")+"\n"), 0)
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// holder names the process of a lock file's content.
+func holder(content string) string {
+	pid, cmd, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	if pid == "" {
+		return "another Rerun"
+	}
+	if cmd = strings.TrimSpace(cmd); cmd != "" {
+		return fmt.Sprintf("another Rerun (pid %s, %q)", pid, cmd)
+	}
+	return fmt.Sprintf("another Rerun (pid %s)", pid)
 }

@@ -3,6 +3,7 @@ package workspace_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,8 +112,8 @@ func TestSecondOpenOfOneDataDirRefused(t *testing.T) {
 	dir := t.TempDir()
 	h := open(t, dir)
 	_, err := workspace.Open(context.Background(), workspace.Config{DataDir: dir})
-	if err == nil || !strings.Contains(err.Error(), "already using") {
-		t.Fatalf("second open: %v, want a refusal naming the other Rerun", err)
+	if err == nil || !strings.Contains(err.Error(), "already using") || !strings.Contains(err.Error(), fmt.Sprintf("pid %d, ", os.Getpid())) {
+		t.Fatalf("second open: %v, want a refusal naming the other Rerun and its pid", err)
 	}
 	h.Close()
 	h2 := open(t, dir) // released on Close

@@ -54,7 +54,7 @@ import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePre
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
-import type { RunSummary, VariableSync } from './types';
+import type { Autostart, RunSummary, VariableSync } from './types';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -322,6 +322,10 @@ export const api = {
   deleteVariable: (wsId: string, name: string) => request<void>('DELETE', `${ws(wsId)}/variables/${seg(name)}`),
   getVariableSync: (wsId: string) => request<VariableSync>('GET', `${ws(wsId)}/settings/variable-sync`),
   setVariableSync: (wsId: string, enabled: boolean) => request<VariableSync>('PUT', `${ws(wsId)}/settings/variable-sync`, { enabled }),
+  getAutostart: () => request<Autostart>('GET', '/api/autostart'),
+  setAutostart: (enabled: boolean) => request<Autostart>('PUT', '/api/autostart', { enabled }),
+  getHold: (wsId: string) => request<{ held: boolean }>('GET', `${ws(wsId)}/hold`),
+  setHold: (wsId: string, held: boolean) => request<{ held: boolean }>('PUT', `${ws(wsId)}/hold`, { held }),
 
   listSchedules: (wsId: string, agentId: string) => request<Schedule[]>('GET', `${agentPath(wsId, agentId)}/schedules`),
   createSchedule: (wsId: string, agentId: string, input: ScheduleInput) =>

@@ -37,6 +37,8 @@ export type Board = {
   activity?: Record<string, Activity>;
   /** Notifications not handled yet (open pauses included); absent from older servers. */
   notifications_open?: number;
+  /** All coworkers paused (Pause all, in the toolbar and the tray). */
+  held?: boolean;
   /** Schedules and triggers per agent (the clock badge); absent from older servers. */
   automations?: Record<string, AutomationCounts>;
 };
@@ -133,6 +135,8 @@ export type RunSummary = {
 
 /** Settings → Variables: whether values sync to the other devices (end-to-end encrypted). */
 export type VariableSync = { enabled: boolean };
+/** Start at login (Settings → General): the entry written for this computer. */
+export type Autostart = { enabled: boolean; available: boolean; path: string };
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };

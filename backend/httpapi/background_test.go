@@ -1,0 +1,83 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rerun-build/rerun-desktop/backend/autostart"
+	"github.com/rerun-build/rerun-desktop/backend/httpapi"
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
+)
+
+// Start at login turns the autostart entry on and off; where there is none
+// the Settings hear it is not available and turning it on says so.
+func TestAutostartRoutes(t *testing.T) {
+	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	dir := filepath.Join(t.TempDir(), "autostart")
+	entry := &autostart.Entry{Exec: "/usr/bin/rerun", Args: []string{"--hidden"}, Dir: dir}
+	for _, tc := range []struct {
+		name  string
+		entry *autostart.Entry
+	}{{"available", entry}, {"unavailable", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: token, Autostart: tc.entry}))
+			defer srv.Close()
+			e := &env{srv: srv, home: home, ws: home.Current()}
+			var st autostart.State
+			if code := e.do(t, "GET", "/api/autostart", "", &st); code != 200 || st.Enabled || st.Available != (tc.entry != nil) {
+				t.Fatalf("GET = %d %+v", code, st)
+			}
+			code := e.do(t, "PUT", "/api/autostart", `{"enabled":true}`, &st)
+			if tc.entry == nil {
+				if code != 400 {
+					t.Errorf("PUT on no entry = %d, want 400", code)
+				}
+				return
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, "rerun.desktop"))
+			if code != 200 || !st.Enabled || !strings.Contains(string(b), "Exec=/usr/bin/rerun --hidden\n") {
+				t.Fatalf("PUT on = %d %+v, entry %q", code, st, b)
+			}
+			if code := e.do(t, "PUT", "/api/autostart", `{"enabled":false}`, &st); code != 200 || st.Enabled {
+				t.Fatalf("PUT off = %d %+v", code, st)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "rerun.desktop")); !os.IsNotExist(err) {
+				t.Errorf("entry left after turning off: %v", err)
+			}
+			if code := e.do(t, "PUT", "/api/autostart", `{"enabled":"yes"}`, nil); code != 400 {
+				t.Errorf("PUT with a bad body = %d, want 400", code)
+			}
+		})
+	}
+}
+
+// The pause-all switch of a workspace, through the API.
+func TestHoldRoutes(t *testing.T) {
+	e := newEnv(t)
+	var h struct{ Held bool }
+	if code := e.do(t, "GET", "/api/workspaces/"+e.ws+"/hold", "", &h); code != 200 || h.Held {
+		t.Fatalf("GET hold = %d %+v", code, h)
+	}
+	if code := e.do(t, "PUT", "/api/workspaces/"+e.ws+"/hold", `{"held":true}`, &h); code != 200 || !h.Held {
+		t.Fatalf("PUT hold = %d %+v", code, h)
+	}
+	w, _ := e.home.Workspace(e.ws)
+	if !w.Runs.Held() {
+		t.Error("the workspace's runs are not held")
+	}
+	var board struct{ Held bool }
+	if e.do(t, "GET", "/api/workspaces/"+e.ws+"/board", "", &board); !board.Held {
+		t.Error("the board does not say all coworkers are paused")
+	}
+	if code := e.do(t, "PUT", "/api/workspaces/"+e.ws+"/hold", `{"held":false}`, &h); code != 200 || h.Held || w.Runs.Held() {
+		t.Fatalf("PUT resume = %d %+v", code, h)
+	}
+}
