@@ -197,7 +197,7 @@ func (s *Server) vapid(ctx context.Context) (priv, pub string, err error) {
 }
 
 type vapidKeys struct {
-	vapidMu              sync.Mutex
+	vapidMu             sync.Mutex
 	vapidPriv, vapidPub string
 }
 
