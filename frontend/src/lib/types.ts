@@ -743,7 +743,7 @@ export type SendTest = { ok: boolean; answer: string };
 export type OutboxDelivery = {
   id: string;
   notification_id: string;
-  channel: 'email' | 'hook';
+  channel: 'email' | 'hook' | 'phone';
   target: string;
   target_name: string;
   status: 'pending' | 'sending' | 'sent' | 'failed';
