@@ -160,8 +160,14 @@ func (r *Service) loadPhones(ctx context.Context) {
 	r.phones.paired.Store(len(list) > 0)
 }
 
-// PhonesPaired says whether a phone is paired (outbox.Phones).
-func (r *Service) PhonesPaired() bool { return r.Status().Linked && r.phones.paired.Load() }
+// PhonesPaired says whether a phone is paired (outbox.Phones). It reads
+// no database: the outbox asks inside a notification's transaction.
+func (r *Service) PhonesPaired() bool {
+	r.mu.Lock()
+	linked := r.link != nil
+	r.mu.Unlock()
+	return linked && r.phones.paired.Load()
+}
 
 // phoneCard is what a push carries to the phone, sealed: the card as the
 // outbox rendered and masked it, cut to fit a push.
