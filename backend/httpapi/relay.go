@@ -39,6 +39,7 @@ func (s *Server) relayRoutes() {
 		return none{}, relayUpstream(ws.Relay.DropDeadLetter(ctx, r.PathValue("id")))
 	}))
 	s.pairingRoutes() // relay_pair.go
+	s.phoneRoutes()   // phone.go
 }
 
 // relayUpstream turns the relay's own failures into a 502.

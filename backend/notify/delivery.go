@@ -26,11 +26,12 @@ const (
 	OS    = "os"     // an OS notification from the desktop app
 	Email = "email"  // a mail through the workspace's SMTP settings (package outbox)
 	Hooks = "hooks"  // a POST to each outgoing notification hook (package outbox)
+	Phone = "phone"  // a push to each paired phone, through the relay (package outbox)
 )
 
 var (
 	origins  = []string{Mine, Automated}
-	channels = []string{InApp, OS, Email, Hooks}
+	channels = []string{InApp, OS, Email, Hooks, Phone}
 )
 
 // Delivery says, by kind, origin and channel, whether a notification is
@@ -43,9 +44,9 @@ const metaKey = "notification_delivery"
 // DefaultDelivery is what a workspace starts with: everything in the window;
 // an OS notification for whatever waits for the person and for errors, and
 // for done and info only from runs that fired on their own (the person is
-// watching the ones they started); never for progress. Email and hooks carry
+// watching the ones they started); never for progress. Email, hooks and phones carry
 // what waits for the person and errors from runs that fired on their own
-// (they arrive only once email or a hook is set up).
+// (they arrive only once email, a hook or a phone is set up).
 func DefaultDelivery() Delivery {
 	d := Delivery{}
 	for _, k := range Kinds {
@@ -56,13 +57,13 @@ func DefaultDelivery() Delivery {
 				osOn = false
 			}
 			away := o == Automated && (k == Error || slices.Contains(pauseKinds, k))
-			d[k][o] = map[string]bool{InApp: true, OS: osOn, Email: away, Hooks: away}
+			d[k][o] = map[string]bool{InApp: true, OS: osOn, Email: away, Hooks: away, Phone: away}
 		}
 	}
 	return d
 }
 
-// Wants says whether n is delivered on channel (InApp, OS, Email or Hooks).
+// Wants says whether n is delivered on channel (InApp, OS, Email, Hooks or Phone).
 func (d Delivery) Wants(n Notification, channel string) bool {
 	origin := Mine
 	if n.Automated {

@@ -288,7 +288,7 @@ func TestSetDelivery(t *testing.T) {
 		}},
 		{"unknown kind", `{"shout":{}}`, `unknown notification kind "shout"`, nil},
 		{"unknown origin", `{"info":{"yours":{}}}`, `unknown origin "yours" under "info"`, nil},
-		{"unknown channel", `{"info":{"mine":{"sms":true}}}`, `unknown channel "sms" under "info"."mine" in delivery settings; use in_app, os, email, hooks`, nil},
+		{"unknown channel", `{"info":{"mine":{"sms":true}}}`, `unknown channel "sms" under "info"."mine" in delivery settings; use in_app, os, email, hooks, phone`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)

@@ -1,7 +1,8 @@
 // Package outbox owns what a notification sends beyond the window: mail
 // through the workspace's SMTP server (Settings → Notifications → Email) and
 // POSTs to its outgoing notification hooks (Slack, Discord, ntfy, or JSON
-// signed the Standard Webhooks way).
+// signed the Standard Webhooks way), and a push to the workspace's paired
+// phones through its relay (a [Phones], set with SetPhones).
 //
 // A notification's deliveries are queued in its own transaction (the
 // outbox table), already rendered and masked, and sent by one sender per
@@ -35,7 +36,19 @@ import (
 const (
 	ChannelEmail = "email"
 	ChannelHook  = "hook"
+	ChannelPhone = "phone" // one row per notification: the relay fans it out to every paired phone
 )
+
+// Phones is what pushes a notification to the workspace's paired phones
+// (package relaylink, through the relay).
+type Phones interface {
+	// PhonesPaired says whether any phone is paired (as last heard from
+	// the relay); Plan queues no phone row without one.
+	PhonesPaired() bool
+	// PushPhones seals m for the phones and pushes it; sendID and the
+	// notification id are the same on a retry.
+	PushPhones(ctx context.Context, sendID string, m Message) error
+}
 
 // Statuses of an outbox row.
 const (
@@ -102,6 +115,7 @@ type Service struct {
 	wake chan struct{}
 
 	mu     sync.Mutex
+	phones Phones
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -127,6 +141,19 @@ func (s *Service) publish(kind, id, agent string) {
 	}
 }
 
+// SetPhones sets what pushes to the workspace's phones (nil: none).
+func (s *Service) SetPhones(p Phones) {
+	s.mu.Lock()
+	s.phones = p
+	s.mu.Unlock()
+}
+
+func (s *Service) phoneSender() Phones {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.phones
+}
+
 // Plan queues n's mail and hook POSTs in tx (the notification's own), as
 // the delivery settings and the hooks say: it is notify's Planner.
 func (s *Service) Plan(ctx context.Context, tx *sql.Tx, n notify.Notification) error {
@@ -135,7 +162,9 @@ func (s *Service) Plan(ctx context.Context, tx *sql.Tx, n notify.Notification) e
 		return err
 	}
 	wantEmail, wantHooks := d.Wants(n, notify.Email), d.Wants(n, notify.Hooks)
-	if !wantEmail && !wantHooks {
+	phones := s.phoneSender()
+	wantPhone := d.Wants(n, notify.Phone) && phones != nil && phones.PhonesPaired()
+	if !wantEmail && !wantHooks && !wantPhone {
 		return nil
 	}
 	// Settings that cannot be read send nothing on that channel: the
@@ -163,6 +192,9 @@ func (s *Service) Plan(ctx context.Context, tx *sql.Tx, n notify.Notification) e
 		if len(h.Kinds) == 0 || slices.Contains(h.Kinds, n.Kind) {
 			rows = append(rows, row{ChannelHook, h.ID})
 		}
+	}
+	if wantPhone {
+		rows = append(rows, row{ChannelPhone, "phones"})
 	}
 	if len(rows) == 0 {
 		return nil
@@ -342,6 +374,12 @@ func (s *Service) send(ctx context.Context, e entry) error {
 			}
 		}
 		return &permanent{fmt.Errorf("hook %s was removed before this notification was sent", e.Target)}
+	case ChannelPhone:
+		p := s.phoneSender()
+		if p == nil || !p.PhonesPaired() {
+			return &permanent{errors.New("no phone is paired any more (Settings → Phone)")}
+		}
+		return p.PushPhones(ctx, e.ID, m)
 	}
 	return &permanent{fmt.Errorf("unknown channel %q", e.Channel)}
 }
@@ -370,8 +408,8 @@ func (e entry) message() Message {
 type Delivery struct {
 	ID             string     `json:"id"` // the send id
 	NotificationID string     `json:"notification_id"`
-	Channel        string     `json:"channel"` // email | hook
-	Target         string     `json:"target"`  // "email", or the hook's id
+	Channel        string     `json:"channel"` // email | hook | phone
+	Target         string     `json:"target"`  // "email", the hook's id, or "phones"
 	TargetName     string     `json:"target_name"`
 	Status         string     `json:"status"`
 	Attempts       int        `json:"attempts"`
@@ -426,6 +464,9 @@ func (s *Service) Deliveries(ctx context.Context, o ListOptions) ([]Delivery, er
 			d.SentAt = &t
 		}
 		d.TargetName = "email to " + email.To
+		if e.Channel == ChannelPhone {
+			d.TargetName = "your phones"
+		}
 		if e.Channel == ChannelHook {
 			d.TargetName = "removed hook"
 			for _, h := range hooks {

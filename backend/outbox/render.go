@@ -21,7 +21,8 @@ type Message struct {
 	Workspace      string     `json:"workspace"`
 	Kind           string     `json:"kind"`
 	AgentID        string     `json:"agent_id"`
-	Agent          string     `json:"agent"` // the agent's name
+	PauseID        string     `json:"pause_id,omitempty"` // the card a phone answers
+	Agent          string     `json:"agent"`              // the agent's name
 	Title          string     `json:"title"`
 	Body           string     `json:"body"`
 	Automated      bool       `json:"automated"`
@@ -39,6 +40,7 @@ type Question struct {
 
 // Item is one action of an approval card.
 type Item struct {
+	ID     string `json:"id,omitempty"`
 	Title  string `json:"title"`
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
@@ -52,7 +54,7 @@ const maxDetail = 2000
 func (s *Service) render(ctx context.Context, tx *sql.Tx, n notify.Notification) (Message, error) {
 	m := Message{
 		NotificationID: n.ID, Workspace: s.d.Workspace, Kind: n.Kind, AgentID: n.AgentID,
-		Title: n.Title, Body: n.Body, Automated: n.Automated, CreatedAt: n.CreatedAt,
+		PauseID: n.PauseID, Title: n.Title, Body: n.Body, Automated: n.Automated, CreatedAt: n.CreatedAt,
 		Link: Link(s.d.AppURL, s.d.Workspace, n.ID),
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT name FROM agents WHERE id = ?`, n.AgentID).Scan(&m.Agent); err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -77,7 +79,7 @@ func (s *Service) render(ctx context.Context, tx *sql.Tx, n notify.Notification)
 		case notify.Approval:
 			if a, err := pause.Decode[pause.ApprovalRequest](json.RawMessage(raw)); err == nil {
 				for _, it := range a.Items {
-					m.Items = append(m.Items, Item{Title: it.Title, Kind: it.Kind, Detail: cut(it.Detail, maxDetail)})
+					m.Items = append(m.Items, Item{ID: it.ID, Title: it.Title, Kind: it.Kind, Detail: cut(it.Detail, maxDetail)})
 				}
 			}
 		}

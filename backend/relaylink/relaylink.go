@@ -168,6 +168,7 @@ type Service struct {
 	done    chan struct{}      // closed when they have
 	serving context.Context    // set by Serve
 	shown   []byte             // the status last published, as JSON
+	phones  phoneState         // phone.go
 }
 
 // Open reads the workspace's link (d.Replica must be set).
@@ -183,6 +184,7 @@ func Open(ctx context.Context, d Deps) (*Service, error) {
 	r := &Service{ws: d.Workspace, db: d.DB, box: d.Box, bus: d.Bus, triggers: d.Triggers, agents: d.Agents, runs: d.Runs,
 		replica: d.Replica, vars: d.Variables, device: dev, dir: d.Dir, log: d.Logger, link: link}
 	maskRelay(r.vars, link)
+	r.loadPhones(ctx)
 	r.shown, _ = json.Marshal(r.Status())
 	return r, nil
 }
@@ -272,9 +274,16 @@ func (r *Service) newClient(l *relayLink, hooks bool) (*client.Client, error) {
 	}
 	if hooks {
 		cfg.TokenHashes = r.triggers.TokenHashes
-		cfg.Deliver = client.HandlerDeliver(r.triggers.RelayHandler(), func(d client.Delivery) string {
+		hooks := client.HandlerDeliver(r.triggers.RelayHandler(), func(d client.Delivery) string {
 			return "/" + d.TokenHash
 		})
+		// Phones' answers come as deliveries too (phone.go).
+		cfg.Deliver = func(ctx context.Context, d client.Delivery) (string, error) {
+			if d.TokenHash == protocol.PhoneAnswerHash {
+				return r.phoneAnswer(ctx, l, d)
+			}
+			return hooks(ctx, d)
+		}
 	}
 	return client.New(cfg)
 }

@@ -87,8 +87,14 @@ func (r *Service) runLink(ctx context.Context, l *relayLink) {
 		r.log.Error("start the relay client", "err", err)
 		return
 	}
+
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Go(func() { // what is remembered of the phones may be stale (one paired since)
+		if _, err := r.Phones(ctx); err != nil && ctx.Err() == nil {
+			r.log.Debug("list the phones", "err", err)
+		}
+	})
 	wg.Go(func() {
 		if err := r.replica.Serve(ctx, l.SyncKey, api); err != nil {
 			r.log.Error("device sync stopped", "err", err)

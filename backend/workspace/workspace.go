@@ -576,6 +576,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s: %w", id, err)
 	}
+	w.Outbox.SetPhones(w.Relay) // cards reach the paired phones through the relay
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)

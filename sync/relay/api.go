@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET "+ws+protocol.PathChanges, s.authed(s.pullChanges))
 	s.mux.HandleFunc("GET "+protocol.PathHealth, s.health)
 	s.mux.HandleFunc("GET "+protocol.PathMetrics, s.serveMetrics)
+	s.phoneRoutes()
 }
 
 // bearer returns the token of an "Authorization: Bearer …" header.

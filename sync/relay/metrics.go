@@ -22,6 +22,7 @@ type metrics struct {
 
 	sent, acked, refused, retried, expired atomic.Int64
 	changes                                atomic.Int64 // pushed through this process
+	pushes                                 atomic.Int64 // Web Push messages push services took
 
 	latency histogram // intake → ack
 }
@@ -107,6 +108,9 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "rerun_relay_change_records %d\n", st.Changes)
 	head(w, "rerun_relay_change_bytes", "gauge", "Sealed bytes of the change logs' records stored.")
 	fmt.Fprintf(w, "rerun_relay_change_bytes %d\n", st.ChangeBytes)
+
+	head(w, "rerun_relay_phone_pushes_total", "counter", "Web Push messages to phones that their push services took (this process).")
+	fmt.Fprintf(w, "rerun_relay_phone_pushes_total %d\n", m.pushes.Load())
 
 	h := &m.latency
 	head(w, "rerun_relay_delivery_latency_seconds", "histogram", "From a webhook's intake to the desktop's ack.")

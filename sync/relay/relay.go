@@ -58,6 +58,14 @@ type Config struct {
 	// Window is how many deliveries may await an answer on one connection
 	// (default 100).
 	Window int
+	// PushClient sends Web Push messages to phones' push services
+	// (default: a client of its own; tests give one that trusts their
+	// push service).
+	PushClient *http.Client
+	// VAPIDSubject is the contact in the VAPID claims (RFC 8292): an
+	// https URL or an email address (default: PublicURL when it is https,
+	// else rerun-relay@localhost).
+	VAPIDSubject string
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now is the clock (default time.Now); tests skew it.
@@ -84,6 +92,15 @@ func (c *Config) setDefaults() {
 	if c.Window <= 0 {
 		c.Window = 100
 	}
+	if c.PushClient == nil {
+		c.PushClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if c.VAPIDSubject == "" {
+		c.VAPIDSubject = "rerun-relay@localhost"
+		if strings.HasPrefix(c.PublicURL, "https://") {
+			c.VAPIDSubject = c.PublicURL
+		}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -102,6 +119,7 @@ type Server struct {
 	hub     hub
 	metrics metrics
 	writes  chan *write // the intake's group commit
+	vapidKeys
 	// base ends every delivery socket when Serve returns.
 	base context.Context
 	stop context.CancelFunc

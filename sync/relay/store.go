@@ -72,6 +72,8 @@ type Store interface {
 	// connection fails (the error: notifications may have been missed). A
 	// store only one process uses returns nil at once.
 	Listen(ctx context.Context, fn func(Notice)) error
+	// Phones (store_phones.go).
+	phoneStore
 	Ping(ctx context.Context) error
 	Close() error
 }

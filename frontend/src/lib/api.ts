@@ -52,6 +52,7 @@ import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
+import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
 import type { Autostart, RunSummary, VariableSync } from './types';
@@ -415,6 +416,10 @@ export const api = {
   replayDeadLetter: (wsId: string, id: string) => request<void>('POST', `${ws(wsId)}/relay/dead-letters/${seg(id)}/replay`),
   dropDeadLetter: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/relay/dead-letters/${seg(id)}`),
   /** A pairing code for another device: it grants access to the workspace. */
+  /** A one-time link (and QR code) that pairs a phone through the relay; shown once. */
+  pairPhone: (wsId: string) => request<PhoneInvite>('POST', `${ws(wsId)}/phone/pairing`),
+  phones: (wsId: string) => request<Phone[]>('GET', `${ws(wsId)}/phone/devices`),
+  removePhone: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/phone/devices/${seg(id)}`),
   pairingCode: (wsId: string) => request<{ code: string }>('POST', `${ws(wsId)}/relay/pairing`),
   joinWorkspace: (code: string, name?: string) => request<Workspace>('POST', '/api/relay/join', { code, name }),
   /** Makes device the one that takes the webhooks and fires the schedules, on every device. */

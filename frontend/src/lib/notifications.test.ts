@@ -52,7 +52,7 @@ describe('delivery', () => {
   it('fills a kind the server left out', () => {
     const d = delivery();
     delete (d as Partial<Delivery>).credential;
-    expect(toggleDelivery(d, 'credential', 'mine', 'in_app').credential.mine).toEqual({ in_app: true, os: false, email: false, hooks: false });
+    expect(toggleDelivery(d, 'credential', 'mine', 'in_app').credential.mine).toEqual({ in_app: true, os: false, email: false, hooks: false, phone: false });
   });
 
   it('toasts by kind and origin, and by default before the settings are known', () => {

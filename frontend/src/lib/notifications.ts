@@ -24,6 +24,7 @@ export const CHANNELS: { id: Channel; label: string }[] = [
   { id: 'os', label: 'OS notification' },
   { id: 'email', label: 'Email' },
   { id: 'hooks', label: 'Hooks' },
+  { id: 'phone', label: 'Phone' },
 ];
 
 export const originOf = (n: { automated: boolean }): Origin => (n.automated ? 'automated' : 'mine');
@@ -36,7 +37,7 @@ export function showsToast(delivery: Delivery | null, n: Notification): boolean 
 /** The matrix with one box flipped (a new object; the old one is left alone). */
 export function toggleDelivery(d: Delivery, kind: NotificationKind, origin: Origin, channel: Channel): Delivery {
   const next: Delivery = JSON.parse(JSON.stringify(d)); // d may be a reactive proxy, which structuredClone refuses
-  const cell = next[kind]?.[origin] ?? { in_app: false, os: false, email: false, hooks: false };
+  const cell = next[kind]?.[origin] ?? { in_app: false, os: false, email: false, hooks: false, phone: false };
   next[kind] = { ...next[kind], [origin]: { ...cell, [channel]: !cell[channel] } };
   return next;
 }

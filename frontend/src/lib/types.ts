@@ -400,7 +400,7 @@ export type Notification = {
 };
 export type NotificationQuery = { agent_id?: string; open?: boolean; limit?: number };
 
-export type Channel = 'in_app' | 'os' | 'email' | 'hooks';
+export type Channel = 'in_app' | 'os' | 'email' | 'hooks' | 'phone';
 /** Runs you started in chat | runs that fired on their own. */
 export type Origin = 'mine' | 'automated';
 export type Delivery = Record<NotificationKind, Record<Origin, Record<Channel, boolean>>>;
@@ -747,7 +747,7 @@ export type SendTest = { ok: boolean; answer: string };
 export type OutboxDelivery = {
   id: string;
   notification_id: string;
-  channel: 'email' | 'hook';
+  channel: 'email' | 'hook' | 'phone';
   target: string;
   target_name: string;
   status: 'pending' | 'sending' | 'sent' | 'failed';
