@@ -39,6 +39,13 @@ const (
 
 func newFixture(t *testing.T, cfg connector.Config) *fixture {
 	t.Helper()
+	return newFixtureCatalog(t, cfg, nil)
+}
+
+// newFixtureCatalog is newFixture installing from cat (nil: the embedded
+// catalog).
+func newFixtureCatalog(t *testing.T, cfg connector.Config, cat *connector.Catalog) *fixture {
+	t.Helper()
 	db := storetest.Open(t)
 	ctx := context.Background()
 	now := store.FormatTime(time.Now())
@@ -69,7 +76,7 @@ func newFixture(t *testing.T, cfg connector.Config) *fixture {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 30 * time.Second
 	}
-	svc, err := connector.New(connector.Deps{DB: db, Workspace: "ws", Vars: vars, Bus: bus, Logger: log}, cfg)
+	svc, err := connector.New(connector.Deps{DB: db, Workspace: "ws", Vars: vars, Bus: bus, Logger: log, Catalog: cat}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

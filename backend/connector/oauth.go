@@ -59,6 +59,10 @@ func (s *Service) StartAuth(ctx context.Context, id, redirectURI string) (string
 	if err != nil {
 		return "", err
 	}
+	// Discovery reads the server's metadata at its URL (the query left out).
+	if err := s.checkSignIn(cn, []string{cn.Transport.URL}, serverURL); err != nil {
+		return "", err
+	}
 	cfg, err := s.oauthClient(cn)
 	if err != nil {
 		return "", err
@@ -69,6 +73,15 @@ func (s *Service) StartAuth(ctx context.Context, id, redirectURI string) (string
 	u, _ := url.Parse(serverURL)
 	u.RawQuery, u.Fragment = "", ""
 	h.SetBaseURL(u.String())
+	meta, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read %s's sign-in server: %w", cn.Name, err)
+	}
+	// The token endpoint gets the app's own client id and secret, at the
+	// sign-in and at every refresh.
+	if err := s.checkSignIn(cn, clientRefs(cn), meta.TokenEndpoint); err != nil {
+		return "", err
+	}
 	if h.GetClientID() == "" {
 		if err := h.RegisterClient(ctx, s.cfg.ClientName); err != nil {
 			return "", fmt.Errorf("register with %s's sign-in server: %w", cn.Name, err)
@@ -85,6 +98,12 @@ func (s *Service) StartAuth(ctx context.Context, id, redirectURI string) (string
 	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
 	if err != nil {
 		return "", fmt.Errorf("start %s sign-in: %w", cn.Name, err)
+	}
+	// The person's browser takes the sign-in URL to the authorization
+	// server: any variable's value it carries (the client id, the server
+	// URL as its resource) must be allowed there.
+	if err := s.checkSignIn(cn, s.carried(cn, authURL), authURL); err != nil {
+		return "", err
 	}
 	s.authMu.Lock()
 	now := s.now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -29,7 +30,7 @@ func databaseTools() []toolDef {
 		Args  []any  `json:"args"`
 	}
 	list := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error)) toolDef {
-		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: true, idempotent: true,
+		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: true, idempotent: true, masked: true,
 			run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 				var in sqlIn
 				if err := decode(args, &in); err != nil {
@@ -39,7 +40,7 @@ func databaseTools() []toolDef {
 				if err != nil {
 					return nil, err
 				}
-				tables, err := tool.ListTables(ctx, p)
+				tables, err := tool.ListTables(ctx, p, redactor(w))
 				if err != nil {
 					return nil, err
 				}
@@ -49,7 +50,7 @@ func databaseTools() []toolDef {
 	// statement builds db_query / db_execute and their shared twins: guard
 	// the SQL, find the database, run it (read-only or not).
 	statement := func(name, title, desc, schema string, path func(context.Context, *workspace.Workspace, string) (string, error), read bool) toolDef {
-		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: read, idempotent: read, destructive: !read,
+		return toolDef{name: name, title: title, description: desc, schema: schema, readOnly: read, idempotent: read, destructive: !read, masked: true,
 			run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 				var in sqlIn
 				if err := decode(args, &in); err != nil {
@@ -63,7 +64,7 @@ func databaseTools() []toolDef {
 					return nil, err
 				}
 				if read {
-					return tool.QueryDB(ctx, p, in.SQL, in.Args)
+					return tool.QueryDB(ctx, p, in.SQL, in.Args, redactor(w))
 				}
 				return tool.ExecDB(ctx, p, in.SQL, in.Args)
 			}}
@@ -85,4 +86,15 @@ func databaseTools() []toolDef {
 		query("space_db_query", "Query the shared database", "Run one read-only SQL statement on the workspace's shared SQLite database. Returns {columns, rows, row_count, truncated}, at most 500 rows.", sharedSQL, shared),
 		exec("space_db_execute", "Change the shared database", "Run SQL that changes the workspace's shared SQLite database. Returns {rows_affected, last_insert_id}.", sharedSQL, shared),
 	}
+}
+
+// redactor masks the workspace's variable values in what the database
+// tools return (toolDef.masked), as the agents' own database tools do: the
+// cells before they are cut, then the whole result. A client of the API
+// never reads a value in a row.
+func redactor(w *workspace.Workspace) *secret.Redactor {
+	if w.Variables == nil {
+		return nil
+	}
+	return w.Variables.Redactor()
 }

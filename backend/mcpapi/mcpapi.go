@@ -9,6 +9,7 @@
 package mcpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,7 +93,10 @@ type toolDef struct {
 	readOnly    bool
 	destructive bool
 	idempotent  bool
-	run         func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error)
+	// masked: the result and error hold what agents wrote (database rows),
+	// so the workspace's variable values are masked in them.
+	masked bool
+	run    func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error)
 }
 
 func (t toolDef) tool() mcp.Tool {
@@ -119,15 +123,24 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil || string(args) == "null" {
 		args = []byte(`{}`)
 	}
+	mask := func(s string) string { return s }
+	if r := redactor(w); t.masked && r != nil {
+		mask = r.Redact
+	}
 	out, err := t.run(ctx, w, args)
 	if err != nil {
-		return mcp.NewToolResultError(t.errorText(err)), nil
+		return mcp.NewToolResultError(mask(t.errorText(err))), nil
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	// A masked result keeps & < > as they are, as the agents' tools write
+	// them: a value percent-encoded is masked as the agents' tools mask it.
+	enc.SetEscapeHTML(!t.masked)
+	if err := enc.Encode(out); err != nil {
 		return nil, fmt.Errorf("encode %s result: %w", t.name, err)
 	}
-	return mcp.NewToolResultText(string(b)), nil
+	return mcp.NewToolResultText(mask(strings.TrimSuffix(b.String(), "\n"))), nil
 }
 
 // errorText is what the caller reads of a failed call: the message of a

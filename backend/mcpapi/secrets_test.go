@@ -2,6 +2,10 @@ package mcpapi_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -46,6 +50,59 @@ func TestSecretsRefusedInStoredText(t *testing.T) {
 	for _, ag := range a {
 		if ag.Name == "Leaky" {
 			t.Error("the agent with a token in its soul was created")
+		}
+	}
+}
+
+// The API's database tools mask the workspace's variable values in what
+// they return, in every form the agents' own database tools mask.
+func TestDatabaseToolsMaskVariableValues(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(e.key)
+	const value = `CANARY-db/7+&= x"<y>`
+	if _, err := e.ws.Variables.Set(context.Background(), "DB_SECRET", value); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, c, "create_agent", map[string]any{"name": "Keeper", "soul": "# Keep"}, nil)
+	jsonOnce, _ := json.Marshal(map[string]string{"token": value})
+	jsonTwice, _ := json.Marshal(map[string]string{"body": string(jsonOnce)})
+	forms := map[string]string{
+		"raw":         value,
+		"query":       url.QueryEscape(value),
+		"path":        url.PathEscape(value),
+		"hex":         hex.EncodeToString([]byte(value)),
+		"HEX":         strings.ToUpper(hex.EncodeToString([]byte(value))),
+		"base64":      base64.StdEncoding.EncodeToString([]byte(value)),
+		"json":        string(jsonOnce),
+		"json twice":  string(jsonTwice),
+		"split lines": value[:9] + "\n" + value[9:],
+	}
+	for _, db := range []struct{ query, exec, list string }{
+		{"db_query", "db_execute", "list_tables"},
+		{"space_db_query", "space_db_execute", "list_space_tables"},
+	} {
+		args := func(m map[string]any) map[string]any {
+			if db.query == "db_query" {
+				m["agent"] = "@keeper"
+			}
+			return m
+		}
+		mustCall(t, c, db.exec, args(map[string]any{"sql": "CREATE TABLE leak (form TEXT, v TEXT, note TEXT DEFAULT '" + strings.ReplaceAll(value, "'", "''") + "')"}), nil)
+		for name, v := range forms {
+			mustCall(t, c, db.exec, args(map[string]any{"sql": "INSERT INTO leak (form, v) VALUES (?, ?)", "args": []any{name, v}}), nil)
+		}
+		text, isErr := call(t, c, db.query, args(map[string]any{"sql": "SELECT form, v, CAST(v AS BLOB) AS b FROM leak ORDER BY form"}))
+		if isErr || strings.Count(text, "[redacted") < len(forms) {
+			t.Fatalf("%s: got %q (error %v), want every form masked", db.query, text, isErr)
+		}
+		tables, isErr := call(t, c, db.list, args(map[string]any{}))
+		if isErr || !strings.Contains(tables, "leak") {
+			t.Fatalf("%s: got %q (error %v)", db.list, tables, isErr)
+		}
+		for _, out := range []string{text, tables} {
+			if strings.Contains(out, "CANARY") || strings.Contains(out, "43414e415259") || strings.Contains(out, "Q0FOQVJZ") {
+				t.Errorf("%s: the value reached the client: %s", db.query, out)
+			}
 		}
 	}
 }

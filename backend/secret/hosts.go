@@ -188,3 +188,21 @@ func (v *Variables) CheckSend(texts []string, hosts ...string) error {
 	}
 	return nil
 }
+
+// HostBound is the names of the variables referenced in texts (as written,
+// ${NAME}) that name the hosts they may be sent to, each once, in the
+// order first referenced.
+func (v *Variables) HostBound(texts []string) []string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	var out []string
+	for _, text := range texts {
+		_, _ = Expand(text, func(name string) (string, bool) {
+			if len(v.hosts[name]) > 0 && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			return "", true
+		}, nil)
+	}
+	return out
+}

@@ -202,3 +202,28 @@ func TestVariablesHosts(t *testing.T) {
 		t.Fatalf("after clearing: %v", err)
 	}
 }
+
+func TestVariablesHostBound(t *testing.T) {
+	ctx := context.Background()
+	v, err := NewVariables(storetest.Open(t), testBox(t, 1), "ws1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := []string{"api.example.com"}
+	for _, name := range []string{"BOUND", "ALSO"} {
+		value := "value-of-" + name
+		if _, err := v.Update(ctx, name, Change{Value: &value, Hosts: &hosts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := v.Set(ctx, "OPEN", "open-value-1"); err != nil {
+		t.Fatal(err)
+	}
+	got := v.HostBound([]string{"${OPEN} ${ALSO} $${BOUND} $BOUND", "${BOUND} ${ALSO} ${NOPE}"})
+	if want := []string{"ALSO", "BOUND"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("HostBound = %q, want %q (each once, unbound, literal and unknown left out)", got, want)
+	}
+	if got := v.HostBound([]string{"echo ${OPEN}"}); len(got) != 0 {
+		t.Errorf("HostBound of an unbound variable = %q, want none", got)
+	}
+}

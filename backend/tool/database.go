@@ -207,9 +207,10 @@ func (in sqlInput) values() ([]any, error) {
 }
 
 // ListTables lists the tables and views of the SQLite database at path
-// (created empty if missing), internal sqlite_* tables left out.
-func ListTables(ctx context.Context, path string) ([]Table, error) {
-	return listTables(ctx, path, nil)
+// (created empty if missing), internal sqlite_* tables left out, each
+// statement masked with r (nil: nothing to mask).
+func ListTables(ctx context.Context, path string, r *secret.Redactor) ([]Table, error) {
+	return listTables(ctx, path, r)
 }
 
 // listTables is ListTables with each statement masked with r before it is
@@ -248,9 +249,10 @@ func listTables(ctx context.Context, path string, r *secret.Redactor) ([]Table, 
 // QueryDB runs one read-only statement on the SQLite database at path
 // (created empty if missing) and returns at most MaxQueryRows rows and about
 // MaxQueryBytes of values. The connection is opened read-only and
-// query_only, behind CheckSQL and an authorizer.
-func QueryDB(ctx context.Context, path, query string, args []any) (QueryResult, error) {
-	return queryDB(ctx, path, query, args, nil)
+// query_only, behind CheckSQL and an authorizer. Each cell is masked with
+// r (nil: nothing to mask) before it is cut.
+func QueryDB(ctx context.Context, path, query string, args []any, r *secret.Redactor) (QueryResult, error) {
+	return queryDB(ctx, path, query, args, r)
 }
 
 // queryDB is QueryDB with each cell masked with r before it is cut (nil:

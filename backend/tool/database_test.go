@@ -156,7 +156,7 @@ func TestQueryCancel(t *testing.T) {
 	env := testEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := QueryDB(ctx, env.AgentDB, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c", nil)
+	_, err := QueryDB(ctx, env.AgentDB, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c", nil, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want the context's error", err)
 	}

@@ -119,7 +119,7 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 	}
 	defer os.RemoveAll(tmp)
 	environ := append(commandEnv(env), "TMPDIR="+tmp)
-	var envValues []string // filled in, for checkCommandHosts
+	envValues := map[string]string{} // filled in, for checkCommandHosts
 	for _, k := range slices.Sorted(maps.Keys(in.Env)) {
 		if !envName.MatchString(k) {
 			return "", fault.Invalid("env name %q is not a valid environment variable name; use letters, digits and _", k)
@@ -129,7 +129,7 @@ func runCommand(ctx context.Context, env *Env, input json.RawMessage) (string, e
 			return "", fault.Invalid("env %s: %v", k, err)
 		}
 		environ = append(environ, k+"="+v)
-		envValues = append(envValues, v)
+		envValues[k] = v
 	}
 	command, err := env.resolveCommand(in.Command)
 	if err != nil {
