@@ -61,12 +61,14 @@ test('a key created in Settings → API keys works once copied, is never shown a
 
   let dlg = await openKeys(page);
   await dlg.getByTestId('no-keys').waitFor();
-  // The snippets point at this server, with a placeholder for the key.
+  // The snippets point at this server and read the key from RERUN_KEY; the export line has a placeholder.
   const claude = dlg.getByTestId('snippet-claude');
   assert.equal(
     await claude.textContent(),
-    `claude mcp add --transport http rerun ${server.origin}/api/mcp/account --header "Authorization: Bearer rrk_…"`,
+    `claude mcp add --scope user --transport http rerun ${server.origin}/api/mcp/account --header 'Authorization: Bearer \${RERUN_KEY}'`,
   );
+  const exported = dlg.getByTestId('snippet-export');
+  assert.equal(await exported.textContent(), 'export RERUN_KEY=rrk_…');
   await page.waitForTimeout(150);
   await page.screenshot({ path: shotPath('apikeys-empty.png') });
 
@@ -85,11 +87,11 @@ test('a key created in Settings → API keys works once copied, is never shown a
   assert.match(key, /^rrk_[a-z0-9]+$/);
   assert.equal(await shown.getAttribute('readonly'), '');
   await dlg.getByText('Copy it now: Rerun keeps only a fingerprint and cannot show it again.').waitFor();
-  // The snippets now carry the real key, and Cursor's is valid JSON.
-  assert.ok((await claude.textContent()).endsWith(`--header "Authorization: Bearer ${key}"`));
+  // The export line now carries the real key; the snippets never do, and Cursor's is valid JSON.
+  assert.equal(await exported.textContent(), `export RERUN_KEY=${key}`);
   const cursor = JSON.parse(await dlg.getByTestId('snippet-cursor').textContent());
   assert.deepEqual(cursor, {
-    mcpServers: { rerun: { url: `${server.origin}/api/mcp/account`, headers: { Authorization: `Bearer ${key}` } } },
+    mcpServers: { rerun: { url: `${server.origin}/api/mcp/account`, headers: { Authorization: 'Bearer ${env:RERUN_KEY}' } } },
   });
   const row = dlg.getByTestId('key-row').filter({ hasText: 'Claude Code' });
   const prefix = (await row.getByTestId('key-prefix').textContent()).trim();
@@ -118,7 +120,7 @@ test('a key created in Settings → API keys works once copied, is never shown a
   const html = await page.content();
   const values = await page.evaluate(() => [...document.querySelectorAll('input, textarea')].map((e) => e.value).join('\n'));
   assert.ok(!html.includes(key) && !values.includes(key), 'the key is nowhere on the page');
-  assert.ok((await dlg.getByTestId('snippet-claude').textContent()).includes('Bearer rrk_…'));
+  assert.equal(await dlg.getByTestId('snippet-export').textContent(), 'export RERUN_KEY=rrk_…');
   const listed = dlg.getByTestId('key-row').filter({ hasText: prefix });
   assert.equal(await listed.count(), 1);
   assert.notEqual((await listed.getByTestId('key-last-used').textContent()).trim(), 'never', 'the call was recorded');
