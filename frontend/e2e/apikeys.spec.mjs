@@ -67,6 +67,13 @@ test('a key created in Settings → API keys works once copied, is never shown a
     await claude.textContent(),
     `claude mcp add --scope user --transport http rerun ${server.origin}/api/mcp/account --header 'Authorization: Bearer \${RERUN_KEY}'`,
   );
+  // Every client's setup parses and points at this server's live port.
+  const endpoint = `${server.origin}/api/mcp/account`;
+  const codex = await dlg.getByTestId('snippet-codex').textContent();
+  assert.deepEqual(codex.split('\n'), ['[mcp_servers.rerun]', `url = "${endpoint}"`, 'bearer_token_env_var = "RERUN_KEY"']);
+  const gemini = JSON.parse(await dlg.getByTestId('snippet-gemini').textContent());
+  assert.deepEqual(gemini, { mcpServers: { rerun: { httpUrl: endpoint, headers: { Authorization: 'Bearer $RERUN_KEY' } } } });
+  assert.ok((await dlg.getByTestId('snippet-curl').textContent()).startsWith(`curl -s ${endpoint} `));
   const exported = dlg.getByTestId('snippet-export');
   assert.equal(await exported.textContent(), 'export RERUN_KEY=rrk_…');
   await page.waitForTimeout(150);
