@@ -1,7 +1,7 @@
 // Package mcpapi is the workspace's programmatic surface: one MCP endpoint,
-// POST /api/mcp/account, speaking Streamable HTTP (stateless, so a bare
-// JSON-RPC POST with curl works, and real sessions for SDK clients). Each
-// tool is a thin layer over the same services the UI uses.
+// /api/mcp/account, speaking Streamable HTTP: SDK clients get real sessions,
+// and a bare JSON-RPC POST with curl works without one. Each tool is a thin
+// layer over the same services the UI uses.
 //
 // The tool set reads its workspace from the context, so the built-in
 // workspace agent can use it in process (WithWorkspace) exactly as an outside
