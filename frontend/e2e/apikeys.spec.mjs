@@ -2,7 +2,7 @@
 // once, and stops working the moment it is revoked.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openApp, shotPath, startServer } from './harness.mjs';
+import { launchBrowser, openApp, shotPath, startServer, until } from './harness.mjs';
 
 let server;
 let browser;
@@ -117,6 +117,22 @@ test('a key created in Settings → API keys works once copied, is never shown a
   assert.equal(ok.status, 200, ok.text);
   assert.ok(ok.body?.result, `a result: ${ok.text}`);
   assert.notEqual(ok.body.result.isError, true, ok.text);
+
+  // The compact switch gives the key's client the 28 core tools; off again, all 45.
+  const toolCount = async () => {
+    const res = await fetch(`${server.origin}/api/mcp/account`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    return (await res.json()).result.tools.length;
+  };
+  assert.equal(await toolCount(), 45);
+  const compact = row.getByTestId('key-compact');
+  await compact.check();
+  await until('the compact tool set', async () => (await toolCount()) === 28);
+  await compact.uncheck();
+  await until('all the tools again', async () => (await toolCount()) === 45);
 
   // Closed, then reopened (from the keyboard): the key is gone for good, its prefix stays.
   await dlg.getByRole('button', { name: 'Close' }).click();
