@@ -118,6 +118,10 @@ func FuzzSQLGuard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix, suffix string) {
 		// Never panics, whatever it is given.
 		allowed := CheckSQL(prefix) == nil
+		// A text with no semicolon holds at most one statement.
+		if n := Statements(prefix); n < 0 || (!strings.Contains(prefix, ";") && n > 1) {
+			t.Fatalf("Statements(%q) = %d", prefix, n)
+		}
 
 		// An ATTACH token outside literals and comments is always refused.
 		if endsOutside(prefix) {
