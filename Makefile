@@ -12,7 +12,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist claude-code test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -56,7 +56,7 @@ test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN =
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
 # unless RERUN_TEST_POSTGRES already names one.
-test-go: $(BIN)/mailpit
+test-go: $(BIN)/mailpit claude-code
 	$(GO) vet ./...
 	@if [ -z "$$RERUN_TEST_POSTGRES" ]; then \
 		RERUN_TEST_POSTGRES=$$(build/postgres.sh) || echo "PostgreSQL did not start: the relay's PostgreSQL tests are skipped"; \
@@ -77,6 +77,14 @@ test-e2e: server $(BIN)/fakellm
 # end-to-end tests point `rerun serve` at; also handy for trying the UI.
 $(BIN)/fakellm: $(GOSRC)
 	CGO_ENABLED=0 $(GO) build -o $@ ./backend/llm/llmtest/cmd/fakellm
+
+# claude-code: the real Claude Code CLI (npm), which TestClaudeCodeCLI drives
+# against the MCP endpoint; without it (offline) that test is skipped.
+CLAUDE_CODE_VERSION = 2.1.197
+claude-code:
+	@test -x build/claude-code/node_modules/.bin/claude || (mkdir -p build/claude-code && cd build/claude-code && \
+		npm install --no-audit --no-fund @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)) || \
+		echo "Claude Code did not install: TestClaudeCodeCLI is skipped"
 
 # mailpit: the real SMTP server the email tests send to, built from its
 # own module (internal/tools/mailpit) so its dependencies never move ours.

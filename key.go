@@ -14,12 +14,13 @@ import (
 )
 
 const keyUsage = `Usage:
-  rerun key create NAME [--workspace WS] [--data-dir DIR]   print a new API key (shown once)
+  rerun key create [NAME] [--workspace WS] [--data-dir DIR] print a new API key (shown once)
   rerun key list [--workspace WS] [--data-dir DIR]
   rerun key revoke ID-OR-PREFIX [--workspace WS] [--data-dir DIR]
 
 An API key reaches one workspace (default: the current one) through the MCP
-endpoint POST http://127.0.0.1:7777/api/mcp/account.
+endpoint POST http://127.0.0.1:7777/api/mcp/account (or the port "rerun serve"
+printed when 7777 was taken).
 `
 
 // keyCommand manages API keys from a terminal, for scripts.
@@ -54,8 +55,12 @@ func keyCommand(args []string) error {
 	}
 	defer closeDB()
 	switch {
-	case verb == "create" && len(positional) == 1:
-		plain, k, err := keys.Create(ctx, positional[0])
+	case verb == "create" && len(positional) <= 1:
+		name := "created by rerun key create, " + time.Now().Format("2006-01-02 15:04")
+		if len(positional) == 1 {
+			name = positional[0]
+		}
+		plain, k, err := keys.Create(ctx, name)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,14 +38,24 @@ type Key struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	LastUsedAt *time.Time `json:"last_used_at"`
 	RevokedAt  *time.Time `json:"revoked_at"`
+	// ToolSet is which MCP tools the key's client is offered: ToolsFull
+	// (the default) or ToolsCompact, for clients with small tool limits.
+	ToolSet string `json:"tool_set"`
 }
+
+// The tool sets a key can offer.
+const (
+	ToolsFull    = "full"
+	ToolsCompact = "compact"
+)
 
 // Service manages one workspace's keys.
 type Service struct {
 	db *store.DB
 
-	mu      sync.Mutex
-	touched map[string]time.Time // last_used_at written at most once a minute per key
+	mu       sync.Mutex
+	touched  map[string]time.Time // last_used_at written at most once a minute per key
+	watchers []func(Key)
 }
 
 // NewService returns the key service of the workspace whose database is db.
@@ -59,7 +70,7 @@ func scan(row store.Scanner) (Key, error) {
 	var k Key
 	var created string
 	var used, revoked sql.NullString
-	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created, &used, &revoked)
+	err := row.Scan(&k.ID, &k.Name, &k.Prefix, &created, &used, &revoked, &k.ToolSet)
 	k.CreatedAt = store.ParseTime(created)
 	if used.Valid {
 		t := store.ParseTime(used.String)
@@ -72,7 +83,7 @@ func scan(row store.Scanner) (Key, error) {
 	return k, err
 }
 
-const columns = `id, name, prefix, created_at, last_used_at, revoked_at`
+const columns = `id, name, prefix, created_at, last_used_at, revoked_at, tool_set`
 
 // Create makes a key named name and returns it in full — the only time it is
 // ever available — with its stored record.
@@ -91,7 +102,7 @@ func (s *Service) Create(ctx context.Context, name string) (string, Key, error) 
 		return "", Key{}, err
 	}
 	plain := keyPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
-	k := Key{ID: store.NewID("key"), Name: name, Prefix: plain[:shownPrefix], CreatedAt: time.Now().UTC()}
+	k := Key{ID: store.NewID("key"), Name: name, Prefix: plain[:shownPrefix], CreatedAt: time.Now().UTC(), ToolSet: ToolsFull}
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO api_keys (id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)`,
 		k.ID, k.Name, k.Prefix, hash(plain), store.FormatTime(k.CreatedAt)); err != nil {
 		return "", Key{}, fmt.Errorf("create API key: %w", err)
@@ -122,6 +133,39 @@ func (s *Service) Revoke(ctx context.Context, id string) (Key, error) {
 	return k, err
 }
 
+// SetToolSet changes which MCP tools key id (or its prefix) offers, and
+// tells the watchers (the MCP endpoint tells the key's sessions).
+func (s *Service) SetToolSet(ctx context.Context, id, set string) (Key, error) {
+	if set != ToolsFull && set != ToolsCompact {
+		return Key{}, fault.Invalid("tool_set is %q or %q, not %q", ToolsFull, ToolsCompact, set)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET tool_set = ? WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL`, set, id, id)
+	if err != nil {
+		return Key{}, fmt.Errorf("set the tool set of API key %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Key{}, fault.NotFound("no live API key %q; list them to see ids and prefixes", id)
+	}
+	k, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM api_keys WHERE id = ? OR prefix = ?`, id, id))
+	if err != nil {
+		return Key{}, fmt.Errorf("read API key %s: %w", id, err)
+	}
+	s.mu.Lock()
+	watchers := slices.Clone(s.watchers)
+	s.mu.Unlock()
+	for _, f := range watchers {
+		f(k)
+	}
+	return k, nil
+}
+
+// Watch calls f after each change of a key's tool set.
+func (s *Service) Watch(f func(Key)) {
+	s.mu.Lock()
+	s.watchers = append(s.watchers, f)
+	s.mu.Unlock()
+}
+
 // Authenticate reports which key plain is, if it is a live key of this
 // workspace, and records its use.
 func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
@@ -138,7 +182,7 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
 		var k Key
 		var created, stored string
 		var used, revoked sql.NullString
-		if err := rows.Scan(&k.ID, &k.Name, &k.Prefix, &created, &used, &revoked, &stored); err != nil {
+		if err := rows.Scan(&k.ID, &k.Name, &k.Prefix, &created, &used, &revoked, &k.ToolSet, &stored); err != nil {
 			return Key{}, false
 		}
 		if subtle.ConstantTimeCompare([]byte(stored), []byte(want)) == 1 {

@@ -54,3 +54,31 @@ func TestCreateAuthenticateRevoke(t *testing.T) {
 		t.Errorf("unnamed key: %v", err)
 	}
 }
+
+func TestSetToolSet(t *testing.T) {
+	ctx := context.Background()
+	s := NewService(storetest.Open(t))
+	plain, k, _ := s.Create(ctx, "Cursor")
+	if k.ToolSet != ToolsFull {
+		t.Fatalf("a new key's tool set = %q, want %q", k.ToolSet, ToolsFull)
+	}
+	var seen []string
+	s.Watch(func(k Key) { seen = append(seen, k.ToolSet) })
+	got, err := s.SetToolSet(ctx, k.Prefix, ToolsCompact)
+	if err != nil || got.ToolSet != ToolsCompact {
+		t.Fatalf("SetToolSet = %+v %v", got, err)
+	}
+	if a, _ := s.Authenticate(ctx, plain); a.ToolSet != ToolsCompact {
+		t.Errorf("authenticated key's tool set = %q, want compact", a.ToolSet)
+	}
+	if _, err := s.SetToolSet(ctx, k.ID, "tiny"); !errors.Is(err, fault.ErrInvalid) {
+		t.Errorf("unknown tool set: %v, want ErrInvalid", err)
+	}
+	s.Revoke(ctx, k.ID)
+	if _, err := s.SetToolSet(ctx, k.ID, ToolsFull); !errors.Is(err, fault.ErrNotFound) {
+		t.Errorf("revoked key: %v, want ErrNotFound", err)
+	}
+	if len(seen) != 1 || seen[0] != ToolsCompact {
+		t.Errorf("watchers saw %v, want one change to compact", seen)
+	}
+}

@@ -79,6 +79,11 @@ func (s *Server) runRoutes() {
 		s.log.Info("API key created", "workspace", ws.Info().ID, "key", k.Prefix)
 		return map[string]any{"key": plain, "record": k}, nil
 	}))
+	m.HandleFunc("PATCH /api/workspaces/{ws}/keys/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in struct {
+		ToolSet string `json:"tool_set"`
+	}) (apikey.Key, error) {
+		return ws.Keys.SetToolSet(ctx, r.PathValue("id"), in.ToolSet)
+	}))
 	m.HandleFunc("DELETE /api/workspaces/{ws}/keys/{id}", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (apikey.Key, error) {
 		return ws.Keys.Revoke(ctx, r.PathValue("id"))
 	}))

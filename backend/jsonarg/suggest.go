@@ -100,3 +100,7 @@ func distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Nearest is the name among names that misspelt is a likely typo of (see
+// the refusal of an unknown field), "" when none is close.
+func Nearest(misspelt string, names []string) string { return nearest(misspelt, names) }

@@ -19,7 +19,7 @@ import (
 // trigger and by rotate_trigger_token.
 type TriggerView struct {
 	trigger.Trigger
-	URLPrefix string `json:"url_prefix"`
+	URLPrefix string `json:"url_prefix,omitempty"`
 	// PublicURLPrefix starts its public URL, through the workspace's
 	// relay, when the workspace is linked to one.
 	PublicURLPrefix string `json:"public_url_prefix,omitempty"`
@@ -33,11 +33,24 @@ func toTrigger(ctx context.Context, w *workspace.Workspace, t trigger.Trigger) T
 	return v
 }
 
-// withPublicURL adds a new token's public URL to a tool's answer when the
-// workspace is linked to a relay.
-func withPublicURL(w *workspace.Workspace, out map[string]any, token string) map[string]any {
+// TokenAnswer is what upsert_trigger and rotate_trigger_token answer when
+// they make a token: the whole URL first (its only showing), so a client or
+// model that takes the first URL it reads takes the right one; the trigger
+// then carries no shortened prefix.
+type TokenAnswer struct {
+	URL string `json:"url"`
+	// PublicURL is the URL through the workspace's relay, when linked.
+	PublicURL string      `json:"public_url,omitempty"`
+	Created   *bool       `json:"created,omitempty"`
+	Trigger   TriggerView `json:"trigger"`
+}
+
+func tokenAnswer(ctx context.Context, w *workspace.Workspace, t trigger.Trigger, token string, created *bool) TokenAnswer {
+	v := toTrigger(ctx, w, t)
+	v.URLPrefix, v.PublicURLPrefix = "", ""
+	out := TokenAnswer{URL: hookURL(ctx, token), Created: created, Trigger: v}
 	if base := w.Relay.HookBase(); base != "" {
-		out["public_url"] = base + token
+		out.PublicURL = base + token
 	}
 	return out
 }
@@ -158,7 +171,7 @@ func scheduleTools() []toolDef {
 			`"at":{"type":"string","description":"For kind once: when, RFC 3339, e.g. 2026-12-24T09:00:00+01:00."},` +
 			`"enabled":{"type":"boolean","description":"false pauses it."},` +
 			`"catch_up":{"type":"string","enum":["once","skip"]},` +
-			`"catch_up_within":{"type":["string","number"],"description":"How old a missed time may be and still run: a duration such as 24h or 90m, or seconds."}` +
+			`"catch_up_within":{"type":"string","description":"How old a missed time may be and still run: a duration such as 24h or 90m (a number of seconds is also accepted)."}` +
 			`},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
@@ -337,7 +350,8 @@ func triggerTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return withPublicURL(w, map[string]any{"trigger": toTrigger(ctx, w, t), "created": true, "url": hookURL(ctx, token)}, token), nil
+			created := true
+			return tokenAnswer(ctx, w, t, token, &created), nil
 		},
 	}, {
 		name: "test_trigger", title: "Test a webhook trigger",
@@ -385,7 +399,7 @@ func triggerTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			return withPublicURL(w, map[string]any{"trigger": toTrigger(ctx, w, t), "url": hookURL(ctx, token)}, token), nil
+			return tokenAnswer(ctx, w, t, token, nil), nil
 		},
 	}, {
 		name: "delete_trigger", title: "Delete a webhook trigger", destructive: true, idempotent: true,

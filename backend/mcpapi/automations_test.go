@@ -2,6 +2,7 @@ package mcpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestScheduleTools(t *testing.T) {
 		{"unknown name", "run_schedule_now", map[string]any{"agent": "@writer", "schedule": "Nope"}, `no schedule named "Nope"`},
 		{"bad cron", "upsert_schedule", map[string]any{"agent": "@writer", "name": "Bad", "instruction": "x", "cron": "every day"}, "use 5 fields"},
 		{"bad zone", "upsert_schedule", map[string]any{"agent": "@writer", "name": "Bad", "instruction": "x", "cron": "@daily", "timezone": "Berlin"}, "unknown time zone"},
-		{"unknown argument", "upsert_schedule", map[string]any{"agent": "@writer", "name": "Digest", "every": "day"}, `unknown argument "every"`},
+		{"a typo of an argument", "upsert_schedule", map[string]any{"agent": "@writer", "name": "Digest", "instrction": "x"}, `did you mean "instruction"?`},
 		{"other agent's schedule", "delete_schedule", map[string]any{"agent": "@nobody", "schedule": id}, "no agent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,9 +127,16 @@ func TestTriggerTools(t *testing.T) {
 	mustCall(t, c, "create_agent", map[string]any{"name": "Clerk"}, nil)
 
 	var up triggerAnswer
-	mustCall(t, c, "upsert_trigger", map[string]any{"agent": "@clerk", "name": "Orders", "instruction": "File the order."}, &up)
+	created, _ := call(t, c, "upsert_trigger", map[string]any{"agent": "@clerk", "name": "Orders", "instruction": "File the order."})
+	if err := json.Unmarshal([]byte(created), &up); err != nil {
+		t.Fatal(err)
+	}
 	prefix := e.srv.URL + "/hooks/" + up.Trigger.TokenPrefix
-	if !up.Created || !strings.HasPrefix(up.URL, prefix) || up.Trigger.URLPrefix != prefix+"…" ||
+	// The whole URL is the first URL of the answer, with no shortened one.
+	if first := created[strings.Index(created, "http"):]; !strings.HasPrefix(first, up.URL) || strings.Contains(created, "…") {
+		t.Errorf("upsert_trigger's answer does not lead with the whole URL:\n%s", created)
+	}
+	if !up.Created || !strings.HasPrefix(up.URL, prefix) || up.Trigger.URLPrefix != "" ||
 		up.Trigger.Methods[0] != "POST" || up.Trigger.RateLimit != 60 {
 		t.Fatalf("create: %+v", up)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/tool"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
@@ -13,8 +14,8 @@ import (
 // one, with the same SQL guard the agents' own tools have (no ATTACH,
 // DETACH, load_extension, PRAGMA writes or VACUUM INTO; reads read-only).
 func databaseTools() []toolDef {
-	sqlArgs := `"sql":{"type":"string","description":"One SQLite statement; use ? placeholders for values."},` +
-		`"args":{"type":"array","description":"Values for the ? placeholders, in order.","items":{}}`
+	sqlArgs := `"sql":{"type":"string","description":"One SQLite statement (no ; between statements: send each in its own call); use ? placeholders for values."},` +
+		`"args":{"type":"array","description":"Values for the ? placeholders, in order.","items":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"}]}}`
 	own := func(ctx context.Context, w *workspace.Workspace, ref string) (string, error) {
 		a, err := findAgent(ctx, w, ref)
 		if err != nil {
@@ -58,6 +59,9 @@ func databaseTools() []toolDef {
 				}
 				if err := tool.CheckSQL(in.SQL); err != nil {
 					return nil, err
+				}
+				if n := tool.Statements(in.SQL); n > 1 {
+					return nil, fault.Invalid("sql holds %d statements; %s runs one: send each statement in its own call", n, name)
 				}
 				p, err := path(ctx, w, in.Agent)
 				if err != nil {

@@ -34,7 +34,7 @@ type env struct {
 	fake *llmtest.Server
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB, opts ...mcpapi.Option) *env {
 	fake := llmtest.New(t)
 	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir(),
 		LLM: llm.Config{OpenAIKey: "k", OpenAIBaseURL: fake.OpenAIURL()}})
@@ -44,7 +44,7 @@ func newEnv(t testing.TB) *env {
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { home.Serve(ctx); close(served) }()
-	srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: "ui-token", MCP: mcpapi.Handler(home, "test", nil)}))
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: "ui-token", MCP: mcpapi.Handler(home, "test", nil, opts...)}))
 	t.Cleanup(func() { srv.Close(); stop(); <-served; home.Close() })
 	ws, _ := home.Workspace(home.Current())
 	key, _, err := ws.Keys.Create(context.Background(), "tests")
@@ -203,7 +203,7 @@ func TestAgentTools(t *testing.T) {
 		{"duplicate handle", "create_agent", map[string]any{"name": "X", "handle": "inbox-keeper"}, "already taken"},
 		{"unknown space", "create_agent", map[string]any{"name": "X", "space": "Nowhere"}, "created in the Rerun app"},
 		{"credential refused", "create_agent", map[string]any{"name": "X", "api_key": "sk-123"}, "looks like a credential"},
-		{"unknown argument", "list_agents", map[string]any{"colour": "red"}, "unknown argument"},
+		{"unknown nested argument", "update_agent", map[string]any{"agent": a.ID, "budget": map[string]any{"colour": "red"}}, "unknown argument"},
 		{"bad capability", "create_agent", map[string]any{"name": "X", "capabilities": []string{"teleport"}}, "unknown capability"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

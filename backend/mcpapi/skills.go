@@ -82,7 +82,7 @@ func skillTools() []toolDef {
 			"(path → content; null deletes one); files not named are kept. Every version of SKILL.md is kept.",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
 			`"skill_md":{"type":"string","description":"The whole SKILL.md, front matter included."},` +
-			`"files":{"type":"object","additionalProperties":{"type":["string","null"]},"description":"Reference files: relative path → text content, or null to delete."}` +
+			`"files":{"type":"object","additionalProperties":{"anyOf":[{"type":"string"},{"type":"null"}]},"description":"Reference files: relative path → text content, or null to delete."}` +
 			`},"required":["agent","skill_md"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {

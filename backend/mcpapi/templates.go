@@ -246,7 +246,7 @@ func templateTools() []toolDef {
 			"(what it does and when to use it), then the markdown procedure. files adds or replaces text reference files in its folder (path → content; null deletes one); files not named are kept.",
 		schema: `{"type":"object","properties":{` + templateRef + `,` +
 			`"skill_md":{"type":"string","description":"The whole SKILL.md, front matter included."},` +
-			`"files":{"type":"object","additionalProperties":{"type":["string","null"]},"description":"Reference files: relative path → text content, or null to delete."}` +
+			`"files":{"type":"object","additionalProperties":{"anyOf":[{"type":"string"},{"type":"null"}]},"description":"Reference files: relative path → text content, or null to delete."}` +
 			`},"required":["template","skill_md"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {

@@ -16,6 +16,16 @@ import (
 
 // tools is the tool set, in the order of the product's tool index.
 func tools() []toolDef {
+	all := coreTools()
+	all = append(all, connectorTools()...) // connectors.go
+	all = append(all, templateTools()...)  // templates.go
+	return all
+}
+
+// coreTools are the compact tool set (28 tools), offered instead of all of
+// them to a key whose tool set is compact, for clients that handle few
+// tools: agents, runs, skills, schedules, triggers and databases.
+func coreTools() []toolDef {
 	var all []toolDef
 	all = append(all, agentTools()...)
 	all = append(all, runTools()...)
@@ -23,8 +33,6 @@ func tools() []toolDef {
 	all = append(all, scheduleTools()...)
 	all = append(all, triggerTools()...)
 	all = append(all, databaseTools()...)
-	all = append(all, connectorTools()...) // connectors.go
-	all = append(all, templateTools()...)  // templates.go
 	return all
 }
 
@@ -246,7 +254,7 @@ func agentTools() []toolDef {
 			return toAgent(ctx, w, a, true), nil
 		},
 	}, {
-		name: "update_agent", title: "Update an agent", idempotent: true,
+		name: "update_agent", title: "Update an agent", idempotent: true, refused: []string{"handle"},
 		description: "Change an agent: name, soul (a new version is kept; older ones stay in its history), model, capabilities, network, or move it to another space (moving changes nothing else). " +
 			"The @handle never changes. Only the arguments given are changed.",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
@@ -349,6 +357,8 @@ type RunView struct {
 	// WaitingFor is the card a paused run waits on, for reading only: the
 	// person answers it in the app.
 	WaitingFor *run.Pause `json:"waiting_for,omitempty"`
+	// Note says what to do next when a wait ended before the run did.
+	Note string `json:"note,omitempty"`
 }
 
 func runTools() []toolDef {
@@ -357,6 +367,7 @@ func runTools() []toolDef {
 		description: "Send a message to an agent: it starts a run in which the agent works (thinks with its model, uses its tools) and answers. " +
 			"Runs started here share one API conversation per agent, so the agent remembers earlier API messages; pass new_session for a fresh one. " +
 			"By default this returns at once with the run id (status queued); set wait_seconds (up to 300) to wait for the run to finish or pause, then output holds the agent's last message. " +
+			"Over HTTP a long wait needs a progress token (the client then gets progress every few seconds); without one the wait stops at 50 s and note says to poll get_run. " +
 			"If the agent pauses to ask the person something, the person answers in the Rerun app; no tool answers for them, and until they do a new message to that conversation is refused (pass new_session to start apart).",
 		schema: `{"type":"object","properties":{` + agentRef + `,` +
 			`"message":{"type":"string","description":"What the agent should do."},` +
@@ -387,14 +398,11 @@ func runTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
+			note := ""
 			if in.Wait > 0 {
-				wctx, cancel := context.WithTimeout(ctx, time.Duration(in.Wait)*time.Second)
-				defer cancel()
-				if got, err := w.Runs.Wait(wctx, r.ID); err == nil || got.ID != "" {
-					r = got
-				}
+				r, note = waitRun(ctx, w, r.ID, time.Duration(in.Wait)*time.Second)
 			}
-			return RunView{Run: r, Agent: "@" + a.Handle}, nil
+			return RunView{Run: r, Agent: "@" + a.Handle, Note: note}, nil
 		},
 	}, {
 		name: "list_runs", title: "List runs", readOnly: true, idempotent: true,
@@ -435,8 +443,11 @@ func runTools() []toolDef {
 				since = t
 			}
 			limit := in.Limit
-			if limit <= 0 {
+			switch {
+			case limit == 0:
 				limit = 50
+			case limit < 1 || limit > 200:
+				return nil, fault.Invalid("limit must be between 1 and 200 (default 50); for older runs pass since, or filter by agent, status or source")
 			}
 			runs, err := w.Runs.List(ctx, o)
 			if err != nil {

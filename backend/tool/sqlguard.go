@@ -211,3 +211,44 @@ func statementCount(sql string) int {
 	}
 	return count
 }
+
+// Statements counts the SQL statements in sql: the non-empty runs of tokens
+// between semicolons, where the semicolons inside a CREATE TRIGGER's
+// BEGIN … END body do not end the statement.
+func Statements(sql string) int {
+	n, words, inBody, cases, empty := 0, 0, false, 0, true
+	isTrigger := false
+	for _, t := range tokenize(sql) {
+		if t.kind == tokPunct && t.text == ";" {
+			if inBody {
+				continue
+			}
+			if !empty {
+				n++
+			}
+			empty, words, isTrigger = true, 0, false
+			continue
+		}
+		empty = false
+		if t.kind != tokWord {
+			continue
+		}
+		words++
+		switch w := strings.ToUpper(t.text); {
+		case words <= 3 && w == "TRIGGER":
+			isTrigger = true // CREATE [TEMP] TRIGGER
+		case isTrigger && !inBody && w == "BEGIN":
+			inBody = true
+		case inBody && w == "CASE":
+			cases++
+		case inBody && w == "END" && cases > 0:
+			cases--
+		case inBody && w == "END":
+			inBody = false
+		}
+	}
+	if !empty {
+		n++
+	}
+	return n
+}

@@ -118,6 +118,10 @@ func FuzzSQLGuard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, prefix, suffix string) {
 		// Never panics, whatever it is given.
 		allowed := CheckSQL(prefix) == nil
+		// A text with no semicolon holds at most one statement.
+		if n := Statements(prefix); n < 0 || (!strings.Contains(prefix, ";") && n > 1) {
+			t.Fatalf("Statements(%q) = %d", prefix, n)
+		}
 
 		// An ATTACH token outside literals and comments is always refused.
 		if endsOutside(prefix) {
@@ -150,4 +154,25 @@ func FuzzSQLGuard(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestStatements(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT 1", 1},
+		{"SELECT 1;", 1},
+		{"  ;; ", 0},
+		{"INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)", 2},
+		{"INSERT INTO t VALUES ('a;b')", 1},
+		{"SELECT 1; -- a comment; still one", 1},
+		{`SELECT ";" FROM t`, 1},
+		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN UPDATE t SET x = CASE WHEN 1 THEN 2 END; DELETE FROM u; END", 1},
+		{"CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN DELETE FROM u; END; SELECT 1", 2},
+	} {
+		if got := Statements(tc.sql); got != tc.want {
+			t.Errorf("Statements(%q) = %d, want %d", tc.sql, got, tc.want)
+		}
+	}
 }

@@ -2,7 +2,7 @@
 // once, and stops working the moment it is revoked.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openApp, shotPath, startServer } from './harness.mjs';
+import { launchBrowser, openApp, shotPath, startServer, until } from './harness.mjs';
 
 let server;
 let browser;
@@ -61,12 +61,21 @@ test('a key created in Settings → API keys works once copied, is never shown a
 
   let dlg = await openKeys(page);
   await dlg.getByTestId('no-keys').waitFor();
-  // The snippets point at this server, with a placeholder for the key.
+  // The snippets point at this server and read the key from RERUN_KEY; the export line has a placeholder.
   const claude = dlg.getByTestId('snippet-claude');
   assert.equal(
     await claude.textContent(),
-    `claude mcp add --transport http rerun ${server.origin}/api/mcp/account --header "Authorization: Bearer rrk_…"`,
+    `claude mcp add --scope user --transport http rerun ${server.origin}/api/mcp/account --header 'Authorization: Bearer \${RERUN_KEY}'`,
   );
+  // Every client's setup parses and points at this server's live port.
+  const endpoint = `${server.origin}/api/mcp/account`;
+  const codex = await dlg.getByTestId('snippet-codex').textContent();
+  assert.deepEqual(codex.split('\n'), ['[mcp_servers.rerun]', `url = "${endpoint}"`, 'bearer_token_env_var = "RERUN_KEY"']);
+  const gemini = JSON.parse(await dlg.getByTestId('snippet-gemini').textContent());
+  assert.deepEqual(gemini, { mcpServers: { rerun: { httpUrl: endpoint, headers: { Authorization: 'Bearer $RERUN_KEY' } } } });
+  assert.ok((await dlg.getByTestId('snippet-curl').textContent()).startsWith(`curl -s ${endpoint} `));
+  const exported = dlg.getByTestId('snippet-export');
+  assert.equal(await exported.textContent(), 'export RERUN_KEY=rrk_…');
   await page.waitForTimeout(150);
   await page.screenshot({ path: shotPath('apikeys-empty.png') });
 
@@ -85,11 +94,11 @@ test('a key created in Settings → API keys works once copied, is never shown a
   assert.match(key, /^rrk_[a-z0-9]+$/);
   assert.equal(await shown.getAttribute('readonly'), '');
   await dlg.getByText('Copy it now: Rerun keeps only a fingerprint and cannot show it again.').waitFor();
-  // The snippets now carry the real key, and Cursor's is valid JSON.
-  assert.ok((await claude.textContent()).endsWith(`--header "Authorization: Bearer ${key}"`));
+  // The export line now carries the real key; the snippets never do, and Cursor's is valid JSON.
+  assert.equal(await exported.textContent(), `export RERUN_KEY=${key}`);
   const cursor = JSON.parse(await dlg.getByTestId('snippet-cursor').textContent());
   assert.deepEqual(cursor, {
-    mcpServers: { rerun: { url: `${server.origin}/api/mcp/account`, headers: { Authorization: `Bearer ${key}` } } },
+    mcpServers: { rerun: { url: `${server.origin}/api/mcp/account`, headers: { Authorization: 'Bearer ${env:RERUN_KEY}' } } },
   });
   const row = dlg.getByTestId('key-row').filter({ hasText: 'Claude Code' });
   const prefix = (await row.getByTestId('key-prefix').textContent()).trim();
@@ -109,6 +118,22 @@ test('a key created in Settings → API keys works once copied, is never shown a
   assert.ok(ok.body?.result, `a result: ${ok.text}`);
   assert.notEqual(ok.body.result.isError, true, ok.text);
 
+  // The compact switch gives the key's client the 28 core tools; off again, all 45.
+  const toolCount = async () => {
+    const res = await fetch(`${server.origin}/api/mcp/account`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    return (await res.json()).result.tools.length;
+  };
+  assert.equal(await toolCount(), 45);
+  const compact = row.getByTestId('key-compact');
+  await compact.check();
+  await until('the compact tool set', async () => (await toolCount()) === 28);
+  await compact.uncheck();
+  await until('all the tools again', async () => (await toolCount()) === 45);
+
   // Closed, then reopened (from the keyboard): the key is gone for good, its prefix stays.
   await dlg.getByRole('button', { name: 'Close' }).click();
   await dlg.waitFor({ state: 'detached' });
@@ -118,7 +143,7 @@ test('a key created in Settings → API keys works once copied, is never shown a
   const html = await page.content();
   const values = await page.evaluate(() => [...document.querySelectorAll('input, textarea')].map((e) => e.value).join('\n'));
   assert.ok(!html.includes(key) && !values.includes(key), 'the key is nowhere on the page');
-  assert.ok((await dlg.getByTestId('snippet-claude').textContent()).includes('Bearer rrk_…'));
+  assert.equal(await dlg.getByTestId('snippet-export').textContent(), 'export RERUN_KEY=rrk_…');
   const listed = dlg.getByTestId('key-row').filter({ hasText: prefix });
   assert.equal(await listed.count(), 1);
   assert.notEqual((await listed.getByTestId('key-last-used').textContent()).trim(), 'never', 'the call was recorded');

@@ -249,6 +249,8 @@ export const api = {
     request<{ version: string; commit: string; build_date: string; local_url: string; mcp_url: string }>('GET', '/api/info'),
   listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
   createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
+  setKeyToolSet: (wsId: string, id: string, toolSet: 'full' | 'compact') =>
+    request<ApiKey>('PATCH', `${ws(wsId)}/keys/${seg(id)}`, { tool_set: toolSet }),
   revokeKey: (wsId: string, id: string) => request<ApiKey>('DELETE', `${ws(wsId)}/keys/${seg(id)}`),
 
   listMemories: (wsId: string, agentId: string, q: MemoryQuery = {}) =>

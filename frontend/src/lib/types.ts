@@ -237,6 +237,8 @@ export type ApiKey = {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Which MCP tools its client is offered: all 45, or the 28 core ones for clients with small tool limits. */
+  tool_set: 'full' | 'compact';
 };
 
 export type CreatedApiKey = { key: string; record: ApiKey };
