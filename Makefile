@@ -12,7 +12,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist dist-windows test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -45,6 +45,12 @@ $(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
 ## dist: Linux packages into build/dist/: a .deb (nfpm, a Go tool in build/tools/nfpm) and a .tar.gz with install.sh
 dist: build
 	build/dist.sh $(BIN)/rerun
+
+## dist-windows: rerun.exe cross-built for Windows (no cgo) and its NSIS installer build/dist/rerun-setup-VERSION-amd64.exe
+dist-windows: $(BIN)/windows/rerun.exe
+	build/dist-windows.sh $<
+$(BIN)/windows/rerun.exe: frontend/dist/index.html $(GOSRC)
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop,production -ldflags '$(LDFLAGS) -H windowsgui' -o $@ .
 
 ## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
 test: setup test-go test-web test-e2e test-desktop test-dist
