@@ -7,7 +7,10 @@ TAGS      := desktop,production,webkit2_41
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# UPDATE_KEY: the base64 ed25519 public key release feeds are signed with
+# (go run ./build/feed pubkey KEYFILE); unset, the build trusts no feed.
+UPDATE_KEY ?=
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE) $(if $(UPDATE_KEY),-X main.updateKey=$(UPDATE_KEY))
 GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*') go.mod go.sum
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
@@ -57,7 +60,9 @@ test: setup test-go test-web test-e2e test-desktop test-dist
 
 # Tests keep the key that seals workspace variables in a file in their data
 # folder, never in this computer's OS keychain.
+# They never ask the internet for a newer release.
 test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN = off
+test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_UPDATE_FEED = off
 
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
@@ -106,7 +111,7 @@ bench: build server $(BIN)/fakellm
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzParse:./backend/update
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

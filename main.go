@@ -30,6 +30,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/sandbox"
+	"github.com/rerun-build/rerun-desktop/backend/update"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/frontend"
 )
@@ -39,6 +40,10 @@ var (
 	version = "dev"
 	commit  = "unknown"
 	date    = "unknown"
+	// updateKey is the base64 ed25519 public key release feeds are signed
+	// with (-X main.updateKey=…, make UPDATE_KEY=…); without one, "Check for
+	// updates" trusts no feed.
+	updateKey = ""
 )
 
 // versionLine is what `rerun version` and `rerun --version` print.
@@ -157,8 +162,9 @@ func start(args []string, window bool) error {
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
-		LocalURL: local, Version: version, Commit: commit, BuildDate: date,
-		MCP: mcpapi.Handler(home, version, log),
+		LocalURL: local, Version: version, Commit: commit, BuildDate: date, DataDir: dir,
+		Updates: updateChecker(),
+		MCP:     mcpapi.Handler(home, version, log),
 	})
 	url := local + "/?token=" + token
 
@@ -194,6 +200,16 @@ func start(args []string, window bool) error {
 	case err := <-serveErr:
 		return err
 	}
+}
+
+// updateChecker reads the release feed on "Check for updates"; it trusts
+// only feeds signed with the key built in.
+func updateChecker() *update.Checker {
+	c := &update.Checker{FeedURL: envconfig.UpdateFeed(), Current: version, Platform: runtime.GOOS + "-" + runtime.GOARCH}
+	if k, err := update.ParsePublicKey(updateKey); err == nil {
+		c.PublicKey = k
+	}
+	return c
 }
 
 func newToken() string {
