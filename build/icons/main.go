@@ -1,10 +1,12 @@
 // Command icons writes the app icon at the sizes Linux desktops look for:
 // DIR/hicolor/NxN/apps/NAME.png for each size, scaled down from one PNG with
 // an area-averaging filter (standard library only, so it moves no module);
-// with -ico, a Windows .ico instead (the installer's and rerun.exe's icon).
+// with -ico, a Windows .ico instead (the installer's and rerun.exe's icon);
+// with -icns, a macOS .icns (Rerun.app's icon).
 //
 //	go run ./build/icons -in app/icon.png -out build/dist/icons -name rerun
 //	go run ./build/icons -in app/icon.png -ico build/dist/rerun.ico
+//	go run ./build/icons -in app/icon.png -icns build/dist/rerun.icns
 package main
 
 import (
@@ -14,6 +16,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -26,11 +29,15 @@ func main() {
 	out := flag.String("out", "build/dist/icons", "folder to write hicolor/NxN/apps/NAME.png into")
 	name := flag.String("name", "rerun", "icon name")
 	ico := flag.String("ico", "", "write a Windows .ico to this path instead")
+	icns := flag.String("icns", "", "write a macOS .icns to this path instead")
 	flag.Parse()
 	var err error
-	if *ico != "" {
-		err = runIco(*in, *ico)
-	} else {
+	switch {
+	case *ico != "":
+		err = writeFile(*in, *ico, WriteIco)
+	case *icns != "":
+		err = writeFile(*in, *icns, WriteIcns)
+	default:
 		err = run(*in, *out, *name)
 	}
 	if err != nil {
@@ -56,7 +63,8 @@ func run(in, out, name string) error {
 	return nil
 }
 
-func runIco(in, out string) error {
+// writeFile writes the icon at in to out with one of the writers.
+func writeFile(in, out string, encode func(io.Writer, image.Image) error) error {
 	src, err := load(in)
 	if err != nil {
 		return err
@@ -68,7 +76,7 @@ func runIco(in, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteIco(f, src); err != nil {
+	if err := encode(f, src); err != nil {
 		f.Close()
 		return err
 	}

@@ -74,7 +74,7 @@ func TestRunRefusesWhatIsNotASquarePNG(t *testing.T) {
 // 256 one a PNG of 256x256.
 func TestWriteIcoDirectory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "rerun.ico")
-	if err := runIco("../../app/icon.png", out); err != nil {
+	if err := writeFile("../../app/icon.png", out, WriteIco); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(out)
@@ -106,5 +106,33 @@ func TestWriteIcoDirectory(t *testing.T) {
 		if want := 40 + 4*n*n + (n+31)/32*4*n; size != want {
 			t.Errorf("size %d: %d bytes, want %d", n, size, want)
 		}
+	}
+}
+
+// The .icns header gives the file's length, and each entry a PNG of its size.
+func TestWriteIcnsEntries(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rerun.icns")
+	if err := writeFile("../../app/icon.png", out, WriteIcns); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := binary.BigEndian
+	if string(data[:4]) != "icns" || int(be.Uint32(data[4:])) != len(data) {
+		t.Fatalf("header %q length %d, file %d bytes", data[:4], be.Uint32(data[4:]), len(data))
+	}
+	off := 8
+	for _, want := range icnsTypes {
+		kind, n := string(data[off:off+4]), int(be.Uint32(data[off+4:]))
+		cfg, err := png.DecodeConfig(bytes.NewReader(data[off+8 : off+n]))
+		if kind != want.kind || err != nil || cfg.Width != want.size {
+			t.Errorf("entry %s: got %s, png %v %dpx, want %dpx", want.kind, kind, err, cfg.Width, want.size)
+		}
+		off += n
+	}
+	if off != len(data) {
+		t.Errorf("entries end at %d, file is %d bytes", off, len(data))
 	}
 }
