@@ -15,7 +15,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist dist-windows test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist dist-windows dist-macos test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -54,6 +54,13 @@ dist-windows: $(BIN)/windows/rerun.exe
 	build/dist-windows.sh $<
 $(BIN)/windows/rerun.exe: frontend/dist/index.html $(GOSRC)
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop,production -ldflags '$(LDFLAGS) -H windowsgui' -o $@ .
+
+## dist-macos: the Rerun.app skeleton (Info.plist, icon, a headless darwin/arm64 binary) into build/dist/;
+## the window needs cgo and a Mac: build/macos/build-on-mac.sh makes the universal .app and .dmg there
+dist-macos: $(BIN)/darwin/rerun-serve-arm64
+	build/dist-macos.sh $(VERSION) $<
+$(BIN)/darwin/rerun-serve-arm64: frontend/dist/index.html $(GOSRC)
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
 
 ## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
 test: setup test-go test-web test-e2e test-desktop test-dist
