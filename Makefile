@@ -7,9 +7,11 @@ TAGS      := desktop,production,webkit2_41
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-# UPDATE_KEY: the base64 ed25519 public key release feeds are signed with
-# (go run ./build/feed pubkey KEYFILE); unset, the build trusts no feed.
-UPDATE_KEY ?=
+# SIGNING_KEY: a release signing key file (go run ./build/feed keygen FILE):
+# make dist then signs the release feed, and the builds trust its public key.
+# UPDATE_KEY: that public key in base64 (go run ./build/feed pubkey FILE);
+# unset and without SIGNING_KEY, the build trusts no feed.
+UPDATE_KEY ?= $(if $(SIGNING_KEY),$(shell $(GO) run ./build/feed pubkey $(SIGNING_KEY)))
 LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE) $(if $(UPDATE_KEY),-X main.updateKey=$(UPDATE_KEY))
 GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*') go.mod go.sum
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
