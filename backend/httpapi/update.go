@@ -20,7 +20,7 @@ func (s *Server) updateRoutes() {
 		switch {
 		case err == nil:
 			return st, nil
-		case errors.Is(err, update.ErrOff):
+		case errors.Is(err, update.ErrOff), errors.Is(err, update.ErrNoKey):
 			return update.Status{}, fault.Conflict("%s", err.Error())
 		case errors.Is(err, context.Canceled):
 			return update.Status{}, err

@@ -74,6 +74,7 @@ func TestAboutInfoAndUpdateCheck(t *testing.T) {
 		{"bad signature", checker("/badsig/feed.json"), 502, "signature is not valid"},
 		{"feed down", checker("/down/feed.json"), 502, "could not check for updates"},
 		{"checks off", &update.Checker{FeedURL: "off"}, 409, "update checks are off"},
+		{"no key built in", &update.Checker{FeedURL: feeds.URL + "/good/feed.json"}, 409, "no release key built in"},
 		{"no checker", nil, 409, "update checks are off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,6 +60,8 @@ var (
 	ErrUnreachable = errors.New("could not check for updates")
 	// ErrSignature: the feed is not signed by the built-in key.
 	ErrSignature = errors.New("the release feed's signature is not valid")
+	// ErrNoKey: this build has no key to check a feed with (a local build).
+	ErrNoKey = errors.New("this build has no release key built in")
 )
 
 // maxFeed caps what is read from the feed; a real one is a few KiB.
@@ -82,7 +84,7 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 		return Status{}, fmt.Errorf("%w: set RERUN_UPDATE_FEED to a release feed URL to turn them on", ErrOff)
 	}
 	if len(c.PublicKey) != ed25519.PublicKeySize {
-		return Status{}, fmt.Errorf("%w: this build has no release key built in, so no feed can be trusted; download new versions from the releases page yourself", ErrSignature)
+		return Status{}, fmt.Errorf("%w, so it trusts no release feed; new versions are on the releases page", ErrNoKey)
 	}
 	feed, err := c.get(ctx, c.FeedURL)
 	if err != nil {

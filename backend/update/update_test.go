@@ -98,7 +98,7 @@ func TestCheckRefusesWhatIsNotSignedByTheKey(t *testing.T) {
 	t.Run("no key built in", func(t *testing.T) {
 		srv := feedServer(t, feed, string(Sign(priv, []byte(feed))))
 		c := &Checker{FeedURL: srv.URL + "/feed.json", Current: "v1.0.0"}
-		if _, err := c.Check(context.Background()); !errors.Is(err, ErrSignature) || !strings.Contains(err.Error(), "no release key") {
+		if _, err := c.Check(context.Background()); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "releases page") {
 			t.Errorf("got %v", err)
 		}
 	})
