@@ -7,12 +7,17 @@ TAGS      := desktop,production,webkit2_41
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT    ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DATE      ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+# SIGNING_KEY: a release signing key file (go run ./build/feed keygen FILE):
+# make dist then signs the release feed, and the builds trust its public key.
+# UPDATE_KEY: that public key in base64 (go run ./build/feed pubkey FILE);
+# unset and without SIGNING_KEY, the build trusts no feed.
+UPDATE_KEY ?= $(if $(SIGNING_KEY),$(shell $(GO) run ./build/feed pubkey $(SIGNING_KEY)))
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE) $(if $(UPDATE_KEY),-X main.updateKey=$(UPDATE_KEY))
 GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*') go.mod go.sum
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist claude-code test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -46,12 +51,27 @@ $(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
 dist: build
 	build/dist.sh $(BIN)/rerun
 
+## dist-windows: rerun.exe cross-built for Windows (no cgo) and its NSIS installer build/dist/rerun-setup-VERSION-amd64.exe
+dist-windows: $(BIN)/windows/rerun.exe
+	build/dist-windows.sh $<
+$(BIN)/windows/rerun.exe: frontend/dist/index.html $(GOSRC)
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop,production -ldflags '$(LDFLAGS) -H windowsgui' -o $@ .
+
+## dist-macos: the Rerun.app skeleton (Info.plist, icon, a headless darwin/arm64 binary) into build/dist/;
+## the window needs cgo and a Mac: build/macos/build-on-mac.sh makes the universal .app and .dmg there
+dist-macos: $(BIN)/darwin/rerun-serve-arm64
+	build/dist-macos.sh $(VERSION) $<
+$(BIN)/darwin/rerun-serve-arm64: frontend/dist/index.html $(GOSRC)
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
+
 ## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
 test: setup test-go test-web test-e2e test-desktop test-dist
 
 # Tests keep the key that seals workspace variables in a file in their data
 # folder, never in this computer's OS keychain.
+# They never ask the internet for a newer release.
 test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN = off
+test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_UPDATE_FEED = off
 
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
@@ -110,7 +130,7 @@ bench: build server $(BIN)/fakellm
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzExecArg:./backend/autostart FuzzCheckSubscription:./sync/protocol FuzzParsePhoneSecret:./sync/protocol FuzzOpenPhone:./sync/protocol FuzzPhoneAnswer:./backend/relaylink FuzzCommandDestinations:./backend/tool
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzExecArg:./backend/autostart FuzzCheckSubscription:./sync/protocol FuzzParsePhoneSecret:./sync/protocol FuzzOpenPhone:./sync/protocol FuzzPhoneAnswer:./backend/relaylink FuzzCommandDestinations:./backend/tool FuzzParse:./backend/update
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

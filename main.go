@@ -31,6 +31,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/sandbox"
+	"github.com/rerun-build/rerun-desktop/backend/update"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/frontend"
 )
@@ -40,6 +41,10 @@ var (
 	version = "dev"
 	commit  = "unknown"
 	date    = "unknown"
+	// updateKey is the base64 ed25519 public key release feeds are signed
+	// with (-X main.updateKey=…, make UPDATE_KEY=…); without one, "Check for
+	// updates" trusts no feed.
+	updateKey = ""
 )
 
 // versionLine is what `rerun version` and `rerun --version` print.
@@ -168,8 +173,9 @@ func start(args []string, window bool) error {
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
-		LocalURL: local, Version: version, Commit: commit, BuildDate: date,
-		MCP: mcpapi.Handler(home, version, log),
+		LocalURL: local, Version: version, Commit: commit, BuildDate: date, DataDir: dir,
+		Updates: updateChecker(),
+		MCP:     mcpapi.Handler(home, version, log),
 		// Start at login opens the window's build hidden in the tray.
 		Autostart: autostartEntry(window, dir),
 	})
@@ -215,6 +221,16 @@ func autostartEntry(window bool, dir string) *autostart.Entry {
 		return nil
 	}
 	return autostart.ForBinary(dir)
+}
+
+// updateChecker reads the release feed on "Check for updates"; it trusts
+// only feeds signed with the key built in.
+func updateChecker() *update.Checker {
+	c := &update.Checker{FeedURL: envconfig.UpdateFeed(), Current: version, Platform: runtime.GOOS + "-" + runtime.GOARCH}
+	if k, err := update.ParsePublicKey(updateKey); err == nil {
+		c.PublicKey = k
+	}
+	return c
 }
 
 func newToken() string {

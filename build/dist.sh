@@ -5,6 +5,12 @@
 # The package version is the binary's own (`rerun --version`, set by the
 # Makefile's -ldflags), so a package never says another version than its binary.
 #
+# With SIGNING_KEY (a key file of build/feed keygen) it also writes the
+# signed release feed, feed.json and feed.json.sig (build/feed), listing the
+# .deb and a Windows installer already in build/dist (make dist-windows first);
+# RELEASE_URL is where the packages will be downloaded from, RELEASE_NOTES a
+# file with the notes.
+#
 #   build/dist.sh [BINARY]       (make dist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -112,3 +118,12 @@ tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$out/$name.tar.gz" "$n
 rm -rf "$stage"
 echo "dist: $deb"
 echo "dist: $out/$name.tar.gz"
+
+if [ -n "${SIGNING_KEY:-}" ]; then
+  packages=("$deb")
+  for f in "$out"/rerun-setup-"$version"-*.exe; do [ -f "$f" ] && packages+=("$f"); done
+  go run ./build/feed sign -key "$SIGNING_KEY" -version "$version" \
+    -base-url "${RELEASE_URL:-https://github.com/rerun-build/rerun-desktop/releases/download/$version}" \
+    ${RELEASE_NOTES:+-notes "$RELEASE_NOTES"} -out "$out" "${packages[@]}"
+  echo "dist: $out/feed.json (signed: feed.json.sig)"
+fi

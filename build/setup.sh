@@ -17,9 +17,10 @@ case "$(uname -s)" in
   Linux)
     # build: GTK/WebKit headers for the window; run: libgl1-mesa-dri (WebKit
     # aborts on EGL without it); test: chromium, Xvfb, xdotool, ImageMagick;
-    # bench: wrk (webhook intake); the tray test: dbus-daemon (a private session bus).
+    # bench: wrk (webhook intake); the tray test: dbus-daemon (a private session bus);
+    # dist: nsis (makensis, the Windows installer).
     want=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libgl1-mesa-dri
-          chromium xvfb xauth xdotool imagemagick wrk dbus-daemon)
+          chromium xvfb xauth xdotool imagemagick wrk dbus-daemon nsis)
     missing=()
     for p in "${want[@]}"; do
       dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,9 @@
 # lintian on the .deb (no errors allowed), installs the .deb with apt-get,
 # runs `rerun --version` and the desktop smoke test against /usr/bin/rerun,
 # then installs the .tar.gz into a temporary prefix and runs that binary.
+# Last, the Windows installer (make dist-windows): NSIS compiled it with
+# warnings as errors, it and rerun.exe are Windows GUI programs, and
+# rerun.exe's version information names the same version.
 # Installing needs root or sudo; the .deb is removed again at the end unless
 # it was installed before.
 #
@@ -67,5 +70,24 @@ HOME="$prefix/home" sh -c 'mkdir -p "$HOME" && '"$prefix"'/src/*/install.sh >/de
   fail "the per-user install into ~/.local failed"
 "$prefix"/src/*/install.sh --uninstall --prefix "$prefix/usr" >/dev/null
 [ ! -e "$prefix/usr/bin/rerun" ] || fail "install.sh --uninstall left the binary"
+
+step "make dist-windows"
+make --no-print-directory dist-windows
+setups=(build/dist/rerun-setup-*-amd64.exe) exes=(build/dist/rerun-*-windows-amd64.exe)
+[ ${#setups[@]} -eq 1 ] && [ -f "${setups[0]}" ] || fail "want one installer in build/dist, found: ${setups[*]}"
+setup=${setups[0]} exe=${exes[0]}
+version=$(read -r _ v _ <<<"$want"; echo "$v")
+[ "$setup" = "build/dist/rerun-setup-$version-amd64.exe" ] || fail "the installer is $setup, want build/dist/rerun-setup-$version-amd64.exe"
+what=$(file -b "$setup")
+echo "$setup: $what"
+[[ "$what" == "PE32 executable (GUI)"*"Nullsoft Installer"* ]] || fail "$setup is not an NSIS installer: $what"
+what=$(file -b "$exe")
+echo "$exe: $what"
+[[ "$what" == "PE32+ executable (GUI) x86-64"* ]] || fail "$exe is not a 64-bit Windows GUI program: $what"
+res=$(mktemp -d)
+(cd build/tools/winres && GOWORK=off go tool go-winres extract --dir "$res" "$OLDPWD/$exe") || fail "cannot read the resources of $exe"
+grep -q "\"ProductVersion\": \"$version\"" "$res/winres.json" || fail "$exe's version information does not say $version: $(cat "$res/winres.json")"
+ls "$res"/*.ico >/dev/null 2>&1 || fail "$exe has no icon"
+rm -rf "$res"
 
 step "ok"

@@ -129,3 +129,17 @@ func timezone(tz, localtime string) string {
 	}
 	return "UTC"
 }
+
+// DefaultUpdateFeed is the release feed "Check for updates" reads when
+// RERUN_UPDATE_FEED is unset: the newest GitHub release's feed.json (and
+// feed.json.sig beside it).
+const DefaultUpdateFeed = "https://github.com/rerun-build/rerun-desktop/releases/latest/download/feed.json"
+
+// UpdateFeed is RERUN_UPDATE_FEED: the URL of the release feed, "off" for
+// no checks (the tests), unset for DefaultUpdateFeed.
+func UpdateFeed() string {
+	if v, ok := os.LookupEnv("RERUN_UPDATE_FEED"); ok {
+		return strings.TrimSpace(v)
+	}
+	return DefaultUpdateFeed
+}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/update"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -48,6 +49,10 @@ type Config struct {
 	// desktop window's origin is wails://wails). Version, Commit and
 	// BuildDate are the build's (set by the Makefile's -ldflags).
 	LocalURL, Version, Commit, BuildDate string
+	// DataDir is the data directory, shown in the About box.
+	DataDir string
+	// Updates checks the release feed (GET /api/update); nil: checks are off.
+	Updates *update.Checker
 	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
 	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
 	MCP http.Handler

@@ -75,7 +75,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/handle", endpoint(s, 200, s.suggestHandle))
 	m.HandleFunc("GET /api/info", endpoint(s, 200, func(_ context.Context, r *http.Request, _ none) (map[string]string, error) {
 		info := map[string]string{"version": s.cfg.Version, "commit": s.cfg.Commit, "build_date": s.cfg.BuildDate,
-			"local_url": s.cfg.LocalURL, "mcp_url": ""}
+			"local_url": s.cfg.LocalURL, "mcp_url": "", "data_dir": s.cfg.DataDir}
 		if s.cfg.LocalURL != "" && s.cfg.MCP != nil {
 			info["mcp_url"] = s.cfg.LocalURL + mcpapi.Path
 		}
@@ -102,6 +102,7 @@ func (s *Server) routes() {
 	s.onboardingRoutes()   // onboarding.go: the Foreman's onboarding: state, start, skip
 	s.syncExtraRoutes()    // sync_extras.go: runs on other devices, the variable sync opt-in
 	s.backgroundRoutes()   // background.go: start at login, pause all coworkers
+	s.updateRoutes()       // update.go: check the release feed for a newer Rerun
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

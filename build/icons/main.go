@@ -1,8 +1,12 @@
 // Command icons writes the app icon at the sizes Linux desktops look for:
 // DIR/hicolor/NxN/apps/NAME.png for each size, scaled down from one PNG with
-// an area-averaging filter (standard library only, so it moves no module).
+// an area-averaging filter (standard library only, so it moves no module);
+// with -ico, a Windows .ico instead (the installer's and rerun.exe's icon);
+// with -icns, a macOS .icns (Rerun.app's icon).
 //
 //	go run ./build/icons -in app/icon.png -out build/dist/icons -name rerun
+//	go run ./build/icons -in app/icon.png -ico build/dist/rerun.ico
+//	go run ./build/icons -in app/icon.png -icns build/dist/rerun.icns
 package main
 
 import (
@@ -12,6 +16,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -23,26 +28,28 @@ func main() {
 	in := flag.String("in", "app/icon.png", "source PNG (square, at least 512x512)")
 	out := flag.String("out", "build/dist/icons", "folder to write hicolor/NxN/apps/NAME.png into")
 	name := flag.String("name", "rerun", "icon name")
+	ico := flag.String("ico", "", "write a Windows .ico to this path instead")
+	icns := flag.String("icns", "", "write a macOS .icns to this path instead")
 	flag.Parse()
-	if err := run(*in, *out, *name); err != nil {
+	var err error
+	switch {
+	case *ico != "":
+		err = writeFile(*in, *ico, WriteIco)
+	case *icns != "":
+		err = writeFile(*in, *icns, WriteIcns)
+	default:
+		err = run(*in, *out, *name)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "icons:", err)
 		os.Exit(1)
 	}
 }
 
 func run(in, out, name string) error {
-	f, err := os.Open(in)
+	src, err := load(in)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	src, err := png.Decode(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w (want a PNG file)", in, err)
-	}
-	b := src.Bounds()
-	if b.Dx() != b.Dy() || b.Dx() < Sizes[len(Sizes)-1] {
-		return fmt.Errorf("%s is %dx%d: want a square icon of at least %dx%d", in, b.Dx(), b.Dy(), Sizes[len(Sizes)-1], Sizes[len(Sizes)-1])
 	}
 	for _, n := range Sizes {
 		path := filepath.Join(out, "hicolor", fmt.Sprintf("%dx%d", n, n), "apps", name+".png")
@@ -54,6 +61,45 @@ func run(in, out, name string) error {
 		}
 	}
 	return nil
+}
+
+// writeFile writes the icon at in to out with one of the writers.
+func writeFile(in, out string, encode func(io.Writer, image.Image) error) error {
+	src, err := load(in)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := encode(f, src); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// load reads the source icon: a square PNG at least as large as the
+// largest size written.
+func load(in string) (image.Image, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (want a PNG file)", in, err)
+	}
+	b := src.Bounds()
+	if b.Dx() != b.Dy() || b.Dx() < Sizes[len(Sizes)-1] {
+		return nil, fmt.Errorf("%s is %dx%d: want a square icon of at least %dx%d", in, b.Dx(), b.Dy(), Sizes[len(Sizes)-1], Sizes[len(Sizes)-1])
+	}
+	return src, nil
 }
 
 func write(path string, img image.Image) error {

@@ -56,6 +56,7 @@ import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
 import type { Autostart, RunSummary, VariableSync } from './types';
+import type { AppInfo, UpdateStatus } from './about';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -244,9 +245,10 @@ export const api = {
     request<ProviderSetting[]>('PUT', `/api/settings/models/${seg(provider)}`, body),
   forgetModelSetting: (provider: string) => request<ProviderSetting[]>('DELETE', `/api/settings/models/${seg(provider)}`),
 
-  /** The server's own address (the desktop window cannot see it) and the build: version, commit, date. */
-  info: () =>
-    request<{ version: string; commit: string; build_date: string; local_url: string; mcp_url: string }>('GET', '/api/info'),
+  /** The server's own address (the desktop window cannot see it), the build (version, commit, date) and the data folder. */
+  info: () => request<AppInfo>('GET', '/api/info'),
+  /** "Check for updates": the release feed, verified by the server; installs nothing. */
+  checkUpdate: () => request<UpdateStatus>('GET', '/api/update'),
   listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
   createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
   setKeyToolSet: (wsId: string, id: string, toolSet: 'full' | 'compact') =>

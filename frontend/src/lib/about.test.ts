@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { render } from 'svelte/server';
+import AboutDialog from '../components/AboutDialog.svelte';
+import { buildDate, DOCS_URL, LICENSE_URL, updateFailure, updateLine, type AppInfo } from './about';
+
+const info: AppInfo = {
+  version: 'v1.4.2',
+  commit: 'abc1234def56',
+  build_date: '2026-12-02T02:00:00Z',
+  data_dir: '/home/ana/.local/share/rerun',
+  local_url: 'http://127.0.0.1:7777',
+  mcp_url: 'http://127.0.0.1:7777/api/mcp/account',
+};
+
+describe('about', () => {
+  it('shows the build date in UTC, or what the build said', () => {
+    expect(buildDate('2026-12-02T02:00:00Z')).toBe('2 Dec 2026, 02:00 UTC');
+    expect(buildDate('unknown')).toBe('unknown');
+    expect(buildDate('')).toBe('unknown');
+  });
+
+  it('says whether a newer Rerun is available', () => {
+    expect(updateLine({ current: 'v1.4.2', latest: 'v1.5.0', available: true })).toBe('Rerun v1.5.0 is available (you have v1.4.2).');
+    expect(updateLine({ current: 'v1.5.0', latest: 'v1.5.0', available: false })).toBe('Rerun v1.5.0 is up to date (the newest release is v1.5.0).');
+  });
+
+  it('says a failed check as a sentence', () => {
+    expect(updateFailure('could not check for updates: github.com did not answer')).toBe('Could not check for updates: github.com did not answer.');
+    expect(updateFailure('update checks are off.')).toBe('Update checks are off.');
+    expect(updateFailure('')).toBe('Could not check for updates.');
+  });
+
+  it('renders version, commit, build date, data folder and links', () => {
+    const { body } = render(AboutDialog, { props: { onClose: () => {}, initial: info } });
+    for (const want of ['About Rerun', 'v1.4.2', 'abc1234def56', '2 Dec 2026, 02:00 UTC', '/home/ana/.local/share/rerun', DOCS_URL, LICENSE_URL, 'Check for updates']) {
+      expect(body).toContain(want);
+    }
+  });
+});
