@@ -90,8 +90,8 @@ func TestRelayThroughTheAPI(t *testing.T) {
 	if got := e.do(t, "POST", base+"/relay/dead-letters/dlv_nope/replay", "", nil); got != 404 {
 		t.Errorf("replay of an unknown delivery: %d, want 404", got)
 	}
-	if got := e.do(t, "DELETE", base+"/relay", "", nil); got != 204 {
-		t.Fatalf("unlink: %d", got)
+	if got, _, body := e.send(t, "DELETE", base+"/relay", "", nil); got != 204 {
+		t.Fatalf("unlink: %d %s", got, body)
 	}
 	if got := e.do(t, "GET", base+"/agents/"+agentID+"/triggers", "", &letters); got != 200 || len(letters) != 1 || letters[0]["public_url_prefix"] != nil {
 		t.Errorf("triggers after unlink: %d %v, want no public prefix", got, letters)

@@ -184,7 +184,9 @@ func Open(ctx context.Context, d Deps) (*Service, error) {
 	r := &Service{ws: d.Workspace, db: d.DB, box: d.Box, bus: d.Bus, triggers: d.Triggers, agents: d.Agents, runs: d.Runs,
 		replica: d.Replica, vars: d.Variables, device: dev, dir: d.Dir, log: d.Logger, link: link}
 	maskRelay(r.vars, link)
-	r.loadPhones(ctx)
+	if link != nil {
+		r.loadPhones(ctx) // an unlinked workspace has no phones to push to
+	}
 	r.shown, _ = json.Marshal(r.Status())
 	return r, nil
 }
@@ -411,6 +413,7 @@ func (r *Service) Unlink(ctx context.Context, force bool) error {
 		return err
 	}
 	r.link = nil
+	r.phones.paired.Store(false)
 	maskRelay(r.vars, nil)
 	if err := r.replica.Disable(ctx); err != nil {
 		r.log.Warn("stop syncing", "err", err)
