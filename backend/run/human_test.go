@@ -54,11 +54,20 @@ func (n *notes) list() []run.Notice {
 // and recorded notifications.
 func hitl(t *testing.T) (*fixture, *secret.Variables, *notes) {
 	t.Helper()
+	f, vars, n := hitlFixture(t)
+	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{})
+	return f, vars, n
+}
+
+// hitlFixture is hitl's fixture before any service serves it, for a test
+// that serves its own (two services on one database would both take its
+// runs).
+func hitlFixture(t *testing.T) (*fixture, *secret.Variables, *notes) {
+	t.Helper()
 	f := base(t)
 	vars := f.variables()
 	n := &notes{}
 	f.vars, f.notes = vars, n
-	f.svc = f.serve(newModels(t, f.fake, "anthropic"), run.Config{})
 	return f, vars, n
 }
 

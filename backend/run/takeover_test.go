@@ -58,7 +58,7 @@ func TestTakeoverCard(t *testing.T) {
 		{"dismissed", `{"dismiss":true,"note":"do it later"}`, true, "dismissed the card without answering. They wrote: do it later"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, _, n := hitl(t)
+			f, _, n := hitlFixture(t)
 			h := &hands{url: "https://mail.example/inbox", running: tc.running}
 			f.svc = run.NewService(run.Deps{DB: f.db, Workspace: "ws", Agents: f.agents, Boxes: f.boxes, Models: newModels(t, f.fake, "anthropic"),
 				Bus: f.bus, SharedDir: filepath.Join(f.dir, "shared"), SharedDB: filepath.Join(f.dir, "shared.db"),
