@@ -44,7 +44,11 @@ async function openKeys(page, { keyboard = false } = {}) {
     await page.getByRole('menuitem', { name: /^Models/ }).waitFor();
     await page.waitForTimeout(150);
     await page.screenshot({ path: shotPath('settings-menu.png') });
-    await page.keyboard.press('ArrowDown');
+    // Down the menu to API keys, whatever stands above it.
+    const keys = page.getByRole('menuitem', { name: /^API keys/ });
+    for (let i = 0; i < 10 && !(await keys.evaluate((el) => el === document.activeElement)); i++) {
+      await page.keyboard.press('ArrowDown');
+    }
     await page.keyboard.press('Enter');
   } else {
     await page.getByTestId('open-settings').click();
