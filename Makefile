@@ -17,7 +17,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -76,7 +76,7 @@ test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_UPDATE_FEE
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)
 # unless RERUN_TEST_POSTGRES already names one.
-test-go: $(BIN)/mailpit claude-code
+test-go: $(BIN)/mailpit claude-code codex
 	$(GO) vet ./...
 	@if [ -z "$$RERUN_TEST_POSTGRES" ]; then \
 		RERUN_TEST_POSTGRES=$$(build/postgres.sh) || echo "PostgreSQL did not start: the relay's PostgreSQL tests are skipped"; \
@@ -105,6 +105,14 @@ claude-code:
 	@test -x build/claude-code/node_modules/.bin/claude || (mkdir -p build/claude-code && cd build/claude-code && \
 		npm install --no-audit --no-fund @anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION)) || \
 		echo "Claude Code did not install: TestClaudeCodeCLI is skipped"
+
+# codex: the real Codex CLI (npm), which TestCodexCLI drives through the
+# fake model server's Responses API
+CODEX_VERSION = 0.171.0
+codex:
+	@test -x build/codex/node_modules/.bin/codex || (mkdir -p build/codex && cd build/codex && \
+		npm install --no-audit --no-fund @openai/codex@$(CODEX_VERSION)) || \
+		echo "Codex did not install: TestCodexCLI is skipped"
 
 # mailpit: the real SMTP server the email tests send to, built from its
 # own module (internal/tools/mailpit) so its dependencies never move ours.

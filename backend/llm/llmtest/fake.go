@@ -2,7 +2,8 @@
 // speaking the real wire formats of Anthropic's Messages API
 // (POST /v1/messages, JSON and SSE) and OpenAI's Chat Completions API
 // (POST /v1/chat/completions, JSON and SSE), so the real SDK clients in
-// backend/llm are tested end to end with no mocks.
+// backend/llm are tested end to end with no mocks. It also speaks OpenAI's
+// Responses API (POST /v1/responses), for outside clients such as Codex CLI.
 //
 // A test scripts the answers and then checks what the app sent:
 //
@@ -76,6 +77,9 @@ type ToolCall struct {
 	// Args is the arguments' JSON text. Empty is sent as {} to Anthropic
 	// clients and as "" to OpenAI clients, as some compatible servers do.
 	Args string
+	// Namespace is sent with a Responses API function call to a tool that
+	// was offered inside a namespace.
+	Namespace string
 }
 
 // Usage is the token counts a reply reports.
@@ -131,7 +135,7 @@ func Error(status int, msg string) Reply { return Reply{Status: status, Message:
 // Request is a request the server received, parsed from either wire format
 // into one shape. System prompts are in System, not in Messages.
 type Request struct {
-	API          string // "anthropic" or "openai"
+	API          string // "anthropic", "openai" or "responses"
 	Path         string
 	Header       http.Header
 	Model        string
@@ -176,6 +180,9 @@ type Tool struct {
 	Name        string
 	Description string
 	Schema      json.RawMessage
+	// Namespace is the group a Responses API client offered the tool in
+	// (Codex puts each MCP server's tools in one, e.g. "mcp__rerun").
+	Namespace string
 }
 
 // Server is the fake model server.
@@ -272,6 +279,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		api = "anthropic"
 	case r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/chat/completions"):
 		api = "openai"
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/responses" || r.URL.Path == "/responses"):
+		api = "responses"
 	default:
 		writeError(w, "openai", http.StatusNotFound, "fake: no route for "+r.Method+" "+r.URL.Path, "")
 		return
@@ -334,6 +343,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.anthropicStream()
 	case api == "anthropic":
 		a.json(a.anthropicMessage())
+	case api == "responses" && req.Stream:
+		a.responsesStream()
+	case api == "responses":
+		a.json(a.responsesObject("completed", a.responsesItems()))
 	case req.Stream:
 		a.openAIStream()
 	default:
@@ -511,8 +524,11 @@ func writeError(w http.ResponseWriter, api string, status int, msg, retryAfter s
 
 func parseRequest(api string, body []byte) (Request, error) {
 	req := Request{API: api, Body: append(json.RawMessage(nil), body...)}
-	if api == "anthropic" {
+	switch api {
+	case "anthropic":
 		return req, parseAnthropic(&req, body)
+	case "responses":
+		return req, parseResponses(&req, body)
 	}
 	return req, parseOpenAI(&req, body)
 }
