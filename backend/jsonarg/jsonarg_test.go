@@ -29,6 +29,7 @@ type target struct {
 	Labels      map[string]string `json:"labels"`
 	Skipped     string            `json:"-"`
 	Instruction string            `json:"instruction"`
+	RunID       string            `json:"run_id"`
 }
 
 func TestDecodeMessages(t *testing.T) {
@@ -44,6 +45,7 @@ func TestDecodeMessages(t *testing.T) {
 		{"unknown field, a letter short", `{"pth":"a","count":1}`, `unknown field "pth"; did you mean "path"?`},
 		{"unknown field, nested", `{"inner":{"color":"red"}}`, `unknown field "color"; did you mean "colour"?`},
 		{"unknown field, two edits in a long name", `{"instrction":"x"}`, `unknown field "instrction"; did you mean "instruction"?`},
+		{"unknown field, a name without its suffix", `{"run":"x"}`, `unknown field "run"; did you mean "run_id"?`},
 		{"unknown field, nothing close", `{"every":"day"}`, `unknown field "every"; send only the fields listed in the schema`},
 		{"unknown field known at another depth", `{"colour":"red"}`, `unknown field "colour"; send only the fields listed in the schema`},
 		{"a field tagged - is unknown", `{"Skipped":"x"}`, `unknown field "Skipped"; send only the fields listed in the schema`},

@@ -51,9 +51,23 @@ func fieldNames(t reflect.Type) []string {
 }
 
 // nearest is the name closest to the misspelt one, when it is a likely
-// typo: at most one edit away, two for names of six letters or more. Case
-// is ignored, as encoding/json ignores it when matching.
+// typo: at most one edit away, two for names of six letters or more, or the
+// only name that is it with a suffix after an underscore ("run" for
+// "run_id"). Case is ignored, as encoding/json ignores it when matching.
 func nearest(misspelt string, names []string) string {
+	var stem string
+	for _, n := range names {
+		if misspelt != "" && len(n) > len(misspelt)+1 && strings.EqualFold(n[:len(misspelt)+1], misspelt+"_") {
+			if stem != "" {
+				stem = ""
+				break
+			}
+			stem = n
+		}
+	}
+	if stem != "" {
+		return stem
+	}
 	limit := 1
 	if len(misspelt) >= 6 {
 		limit = 2

@@ -8,6 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
+	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 )
 
 // What agents read refuses credentials and variable values through the
@@ -102,6 +105,44 @@ func TestDatabaseToolsMaskVariableValues(t *testing.T) {
 		for _, out := range []string{text, tables} {
 			if strings.Contains(out, "CANARY") || strings.Contains(out, "43414e415259") || strings.Contains(out, "Q0FOQVJZ") {
 				t.Errorf("%s: the value reached the client: %s", db.query, out)
+			}
+		}
+	}
+}
+
+// Transcripts reach MCP clients masked in every form: the run's input, the
+// model's text and a tool's output are masked when recorded, before any
+// encoding, so get_run and list_runs (whose JSON writes & as \u0026) carry
+// no form of the value.
+func TestTranscriptsReachClientsMasked(t *testing.T) {
+	e := newEnv(t)
+	c := e.client(e.key)
+	const value = `CANARY-run/7+&= x"<y>`
+	if _, err := e.ws.Variables.Set(context.Background(), "RUN_SECRET", value); err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, c, "create_agent", map[string]any{"name": "Teller"}, nil)
+	jsonOnce, _ := json.Marshal(map[string]string{"token": value})
+	jsonTwice, _ := json.Marshal(map[string]string{"body": string(jsonOnce)})
+	forms := []string{value, url.QueryEscape(value), url.PathEscape(value), hex.EncodeToString([]byte(value)),
+		strings.ToUpper(hex.EncodeToString([]byte(value))), base64.StdEncoding.EncodeToString([]byte(value)),
+		string(jsonOnce), string(jsonTwice), value[:9] + "\n" + value[9:]}
+	all := strings.Join(forms, "\n")
+	e.fake.Script(llmtest.Text("Here is what I saw:\n" + all))
+	var run mcpapi.RunView
+	mustCall(t, c, "send_message", map[string]any{"agent": "@teller", "message": "Remember these:\n" + all, "wait_seconds": 60}, &run)
+	if run.Status != "done" {
+		t.Fatalf("run = %s, want done", run.Status)
+	}
+	got, _ := call(t, c, "get_run", map[string]any{"run_id": run.ID})
+	list, _ := call(t, c, "list_runs", map[string]any{"agent": "@teller"})
+	for name, out := range map[string]string{"get_run": got, "list_runs": list} {
+		if !strings.Contains(out, "[redacted") {
+			t.Errorf("%s shows no masked value: %s", name, out)
+		}
+		for _, leak := range []string{"CANARY", "43414e415259", "43414E415259", "Q0FOQVJZ"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s: a form of the value reached the client (%s): %s", name, leak, out)
 			}
 		}
 	}

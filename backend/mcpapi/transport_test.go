@@ -172,6 +172,7 @@ func TestUnknownArgumentsAreIgnoredAndNamed(t *testing.T) {
 	}{
 		{"credential", "create_agent", map[string]any{"name": "X", "api_key": "sk-1"}, "looks like a credential"},
 		{"typo", "create_agent", map[string]any{"nmae": "X"}, `did you mean "name"?`},
+		{"name without its suffix", "get_run", map[string]any{"run": "run_1"}, `did you mean "run_id"?`},
 		{"nested unknown", "update_agent", map[string]any{"agent": "@gem", "budget": map[string]any{"weekly": 1}}, `unknown argument "weekly"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
