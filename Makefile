@@ -82,7 +82,7 @@ test-go: $(BIN)/mailpit claude-code codex
 		RERUN_TEST_POSTGRES=$$(build/postgres.sh) || echo "PostgreSQL did not start: the relay's PostgreSQL tests are skipped"; \
 	fi; export RERUN_TEST_POSTGRES; \
 	export RERUN_MAILPIT=$(abspath $(BIN)/mailpit); \
-	echo "$(GO) test -race -count=1 ./..."; $(GO) test -race -count=1 ./...
+	echo "$(GO) test -race -count=1 -timeout 30m ./..."; $(GO) test -race -count=1 -timeout 30m ./...
 	@# the tray test skips under -race (fyne.io/systray races on its own menu version)
 	$(GO) test -count=1 -run TestTrayOverDBus ./app
 

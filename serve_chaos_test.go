@@ -42,10 +42,16 @@ func TestServeChaosChild(t *testing.T) {
 }
 
 var (
-	serveURL  = regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
-	serveJob  = regexp.MustCompile(`job (j\d+)`)
-	markInput = regexp.MustCompile(`"message":\s*"(j\d+)"`)
+	serveURL   = regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]+`)
+	serveJob   = regexp.MustCompile(`job (j\d+) (\w+)`)
+	markInput  = regexp.MustCompile(`"message":\s*"(j\d+)"`)
+	shellInput = regexp.MustCompile(`"echo (j\d+) `)
 )
+
+// The kinds of job the chaos mixes, in turn: a connector call, a shell
+// command, a shell command held for approval, and call_agent (whose
+// called agent runs a shell command).
+var chaosKinds = []string{"mark", "shell", "approve", "call", "mark"}
 
 // serveProc is one `rerun serve` process and where it listens.
 type serveProc struct {
@@ -55,18 +61,21 @@ type serveProc struct {
 }
 
 // TestServeChaos SIGKILLs a real `rerun serve` at random moments while
-// webhooks arrive and each run they start calls a tool of a stdio MCP
-// server with a side effect (a line in a marker file), restarting it each
-// time. Every webhook answered 2xx becomes exactly one run (the sender
-// retries the others with the same idempotency key, as webhook senders
-// do); each side effect happens at most once, and the calls a kill
-// interrupted are reported to the model as interrupted; no server process
-// outlives the app; every database passes integrity_check.
+// webhooks arrive, restarting it each time. The runs they start mix every
+// call that acts: a tool of a stdio MCP server, a shell command, a shell
+// command held on an approval card that the test answers at random times,
+// and call_agent; each side effect writes a line to a marker file. Every
+// webhook answered 2xx becomes exactly one run (the sender retries the
+// others with the same idempotency key, as webhook senders do); each side
+// effect happens at most once, and the calls a kill interrupted are
+// reported to the model as interrupted; a run paused on an open card is
+// still paused after a restart; no server or command process outlives the
+// app; every database passes integrity_check.
 func TestServeChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills processes for a while")
 	}
-	const jobs, minKills = 60, 10
+	const jobs, minKills = 150, 30
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	// Named in the server's env, the marker file is one its sandbox lets it write.
@@ -80,6 +89,9 @@ func TestServeChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Shell commands write to the workspace's shared folder (their sandbox
+	// lets them), sleeping with a copy of sleep found there by its path.
+	var shared, sleeper string
 	fake := llmtest.New(t)
 	fake.SetFallback(func(req llmtest.Request) llmtest.Reply {
 		last := req.Messages[len(req.Messages)-1]
@@ -90,11 +102,20 @@ func TestServeChaos(t *testing.T) {
 		if m == nil {
 			return llmtest.Text("no job")
 		}
-		nap := 0.2
-		if m[1][len(m[1])-1] == '3' { // one in ten calls takes long, so a kill finds it running
-			nap = 3
+		job, kind := m[1], m[2]
+		nap := "0.2"
+		if job[len(job)-1] == '3' { // one in ten calls takes long, so a kill finds it running
+			nap = "3"
 		}
-		return llmtest.Tools(llmtest.ToolCall{ID: "c" + m[1], Name: "chaos__mark", Args: fmt.Sprintf(`{"message":%q,"seconds":%v}`, m[1], nap)})
+		switch kind {
+		case "mark":
+			return llmtest.Tools(llmtest.ToolCall{ID: "c" + job, Name: "chaos__mark", Args: fmt.Sprintf(`{"message":%q,"seconds":%s}`, job, nap)})
+		case "call":
+			return llmtest.Tools(llmtest.ToolCall{ID: "c" + job, Name: "call_agent", Args: `{"handle":"clerk","message":"job ` + job + ` shell"}`})
+		}
+		cmd := fmt.Sprintf("echo %s >> %s; %s %s", job, filepath.Join(shared, "marker"), sleeper, nap)
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return llmtest.Tools(llmtest.ToolCall{ID: "c" + job, Name: "run_command", Args: string(b)})
 	})
 
 	var env []string
@@ -186,15 +207,27 @@ func TestServeChaos(t *testing.T) {
 		}
 	}()
 
-	// An agent with a stdio MCP server whose mark tool is the side effect,
-	// and a webhook trigger that starts its runs.
+	// Hooks has a stdio MCP server whose mark tool is a side effect, the
+	// shell and call_agent; Careful's commands wait for approval; Clerk is
+	// the agent called. Hooks and Careful each have a webhook trigger.
 	var list struct{ Current string }
 	call("GET", "/api/workspaces", nil, &list)
 	ws := "/api/workspaces/" + list.Current
+	shared = filepath.Join(data, "workspaces", list.Current, "shared")
+	sleeper = filepath.Join(shared, "chaos-sleep")
+	if b, err := os.ReadFile("/bin/sleep"); err != nil || os.WriteFile(sleeper, b, 0o755) != nil {
+		t.Fatalf("copy /bin/sleep into the shared folder: %v", err)
+	}
 	var board struct{ Boxes []struct{ ID string } }
 	call("GET", ws+"/board", nil, &board)
-	var ag struct{ ID string }
-	call("POST", ws+"/agents", map[string]any{"name": "Hooks", "box_id": board.Boxes[0].ID, "capabilities": []string{"connectors"}}, &ag)
+	newAgent := func(name string, caps []string, askFirst map[string]bool) string {
+		var ag struct{ ID string }
+		call("POST", ws+"/agents", map[string]any{"name": name, "box_id": board.Boxes[0].ID, "capabilities": caps, "ask_first": askFirst}, &ag)
+		return ag.ID
+	}
+	hooks := newAgent("Hooks", []string{"connectors", "shell", "agents"}, map[string]bool{"shell": false})
+	careful := newAgent("Careful", []string{"shell"}, map[string]bool{"shell": true})
+	newAgent("Clerk", []string{"shell"}, map[string]bool{"shell": false})
 	var app struct {
 		ID, Status string
 		Tools      []struct {
@@ -202,7 +235,7 @@ func TestServeChaos(t *testing.T) {
 			State     string
 		}
 	}
-	call("POST", ws+"/agents/"+ag.ID+"/apps/custom", map[string]any{"name": "Chaos", "command": exe,
+	call("POST", ws+"/agents/"+hooks+"/apps/custom", map[string]any{"name": "Chaos", "command": exe,
 		"env": map[string]string{connectortest.StdioEnv: "1", connectortest.CallLogEnv: marks, "CHAOS_SERVER_MARK": serverMark}}, &app)
 	call("POST", ws+"/apps/"+app.ID+"/test", nil, &app)
 	approved := false
@@ -212,11 +245,66 @@ func TestServeChaos(t *testing.T) {
 	if !approved {
 		t.Fatalf("the app is %s with tools %+v, want chaos__mark approved", app.Status, app.Tools)
 	}
-	var trig struct{ URL string }
-	call("POST", ws+"/agents/"+ag.ID+"/triggers", map[string]any{"name": "Jobs", "instruction": "Do the job.", "rate_limit": 100000}, &trig)
-	hook, err := url.Parse(trig.URL)
-	if err != nil {
-		t.Fatal(err)
+	hookPath := map[string]string{} // agent → its webhook's path
+	for _, id := range []string{hooks, careful} {
+		var trig struct{ URL string }
+		call("POST", ws+"/agents/"+id+"/triggers", map[string]any{"name": "Jobs", "instruction": "Do the job.", "rate_limit": 100000}, &trig)
+		hook, err := url.Parse(trig.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hookPath[id] = hook.Path
+	}
+	kindOf := func(job string) string {
+		var n int
+		fmt.Sscanf(job, "j%d", &n)
+		return chaosKinds[n%len(chaosKinds)]
+	}
+
+	// Cards: some answered at each random moment, each item approved three
+	// times in four; at the end all of them.
+	type card struct {
+		ID, RunID string
+		Request   struct {
+			Items []struct{ ID string }
+		}
+	}
+	openCards := func() []card {
+		var ps []struct {
+			ID      string          `json:"id"`
+			RunID   string          `json:"run_id"`
+			Request json.RawMessage `json:"request"`
+		}
+		call("GET", ws+"/pauses?status=open", nil, &ps)
+		var out []card
+		for _, p := range ps {
+			c := card{ID: p.ID, RunID: p.RunID}
+			json.Unmarshal(p.Request, &c.Request)
+			out = append(out, c)
+		}
+		return out
+	}
+	var rngMu sync.Mutex
+	rng := mrand.New(mrand.NewPCG(19, uint64(time.Now().UnixNano())))
+	intN := func(n int) int { rngMu.Lock(); defer rngMu.Unlock(); return rng.IntN(n) }
+	answered := 0
+	answerSome := func(all bool) {
+		for _, c := range openCards() {
+			if !all && intN(3) != 0 {
+				continue
+			}
+			var ds []map[string]any
+			for _, it := range c.Request.Items {
+				ds = append(ds, map[string]any{"id": it.ID, "approved": intN(4) != 0})
+			}
+			call("POST", ws+"/pauses/"+c.ID+"/answer", map[string]any{"decisions": ds}, nil)
+			answered++
+		}
+	}
+	runStatus := func(id string) string {
+		var r struct{ Status string }
+		call("GET", ws+"/runs/"+id, nil, &r)
+		return r.Status
 	}
 
 	// Senders: each job is posted until it is answered 2xx, through every
@@ -234,7 +322,11 @@ func TestServeChaos(t *testing.T) {
 				return
 			default:
 			}
-			req, _ := http.NewRequest("POST", current().base+hook.Path, strings.NewReader(`{"text":"job `+job+`"}`))
+			path := hookPath[hooks]
+			if kindOf(job) == "approve" {
+				path = hookPath[careful]
+			}
+			req, _ := http.NewRequest("POST", current().base+path, strings.NewReader(`{"text":"job `+job+` `+kindOf(job)+`"}`))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Idempotency-Key", "delivery-"+job)
 			res, err := http.DefaultClient.Do(req)
@@ -272,21 +364,44 @@ func TestServeChaos(t *testing.T) {
 	}
 	defer func() { close(stop); senders.Wait() }()
 
-	rng := mrand.New(mrand.NewPCG(19, uint64(time.Now().UnixNano())))
 	began := time.Now()
 	var restarts time.Duration
-	released, kills := 0, 0
+	released, kills, stillPaused := 0, 0, 0
 	for released < jobs || kills < minKills {
-		for n := 3 + rng.IntN(8); n > 0 && released < jobs; n-- {
+		for n := 3 + intN(8); n > 0 && released < jobs; n-- {
 			queue <- fmt.Sprintf("j%03d", released)
 			released++
 		}
-		time.Sleep(time.Duration(300+rng.IntN(1500)) * time.Millisecond) // the random moment
+		time.Sleep(time.Duration(300+intN(1200)) * time.Millisecond) // the random moment
+		answerSome(false)
+		time.Sleep(time.Duration(intN(300)) * time.Millisecond)
+		pausedAt := openCards()
+		// A few webhooks arrive as the app dies: some are cut off and sent
+		// again with the same idempotency key.
+		for n := 1 + intN(3); n > 0 && released < jobs; n-- {
+			queue <- fmt.Sprintf("j%03d", released)
+			released++
+		}
+		time.Sleep(time.Duration(intN(40)) * time.Millisecond)
 		kill()
 		kills++
 		t0 := time.Now()
 		start()
 		restarts += time.Since(t0)
+		// A run paused on a card still open is still paused after the restart.
+		open := map[string]bool{}
+		for _, c := range openCards() {
+			open[c.ID] = true
+		}
+		for _, c := range pausedAt {
+			if !open[c.ID] {
+				t.Errorf("card %s of run %s was open at the kill and is gone after the restart", c.ID, c.RunID)
+			} else if st := runStatus(c.RunID); st != "paused" {
+				t.Errorf("run %s was paused on an open card and is %s after a restart", c.RunID, st)
+			} else {
+				stillPaused++
+			}
+		}
 	}
 	close(queue)
 
@@ -295,6 +410,9 @@ func TestServeChaos(t *testing.T) {
 		n := acceptedCount()
 		return n, n == jobs
 	})
+	if kills < minKills || released < jobs {
+		t.Errorf("only %d kills across %d webhooks", kills, released)
+	}
 	dbs, _ := filepath.Glob(filepath.Join(data, "workspaces", "*", "workspace.db"))
 	if len(dbs) != 1 {
 		t.Fatalf("workspace databases %v, want one", dbs)
@@ -313,8 +431,13 @@ func TestServeChaos(t *testing.T) {
 		return n
 	}
 	waittest.Progress(t, "every run to end", waittest.Patience, func() (int, bool) {
-		n := count(`SELECT count(*) FROM runs WHERE agent_id = ? AND status IN ('done', 'failed', 'cancelled')`, ag.ID)
-		return n, n == count(`SELECT count(*) FROM runs WHERE agent_id = ?`, ag.ID)
+		answerSome(true)
+		n := count(`SELECT count(*) FROM runs WHERE status IN ('done', 'failed', 'cancelled')`)
+		all := count(`SELECT count(*) FROM runs`)
+		if n < all {
+			time.Sleep(100 * time.Millisecond)
+		}
+		return n, n == all
 	})
 	p := current()
 	p.cmd.Process.Signal(os.Interrupt)
@@ -327,7 +450,7 @@ func TestServeChaos(t *testing.T) {
 	// Each accepted webhook is one run, the one its answer named.
 	runsOf := map[string][]string{}
 	statuses := map[string]int{}
-	rows, err := db.Query(`SELECT id, input, status FROM runs WHERE agent_id = ?`, ag.ID)
+	rows, err := db.Query(`SELECT id, input, status FROM runs WHERE agent_id IN (?, ?)`, hooks, careful)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,69 +483,124 @@ func TestServeChaos(t *testing.T) {
 	}
 
 	// Each side effect at most once; each the model heard ran is there; the
-	// rest were reported interrupted.
+	// rest were reported interrupted (or declined, for a card).
 	marked := map[string]int{}
 	for _, l := range connectortest.CallLog(t, marks) {
 		if f := strings.Fields(l); len(f) == 3 && f[0] == "mark" { // mark <job> <pid>
 			marked[f[1]]++
 		}
 	}
-	doubled := 0
-	for job, n := range marked {
-		if n > 1 {
-			doubled++
-			t.Errorf("side effect of %s happened %d times", job, n)
+	shelled := map[string]int{}
+	if b, err := os.ReadFile(filepath.Join(shared, "marker")); err == nil {
+		for _, job := range strings.Fields(string(b)) {
+			shelled[job]++
 		}
 	}
-	done, interrupted, calls := 0, 0, map[string]int{}
-	steps, err := db.Query(`SELECT st.kind, st.data FROM steps st JOIN runs r ON r.id = st.run_id
-		WHERE r.agent_id = ? AND st.kind IN ('tool_call', 'tool_result') ORDER BY st.run_id, st.seq`, ag.ID)
+	doubled := 0
+	for _, effects := range []map[string]int{marked, shelled} {
+		for job, n := range effects {
+			if n > 1 {
+				doubled++
+				t.Errorf("side effect of %s happened %d times", job, n)
+			}
+		}
+	}
+	done, interrupted, declined := 0, 0, 0
+	calls := map[string]int{}     // job → tool calls that act, recorded
+	clerkRuns := map[string]int{} // job → runs of the called agent
+	steps, err := db.Query(`SELECT r.id, r.input, st.kind, st.data FROM steps st JOIN runs r ON r.id = st.run_id
+		WHERE st.kind IN ('tool_call', 'tool_result') ORDER BY st.run_id, st.seq`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobOfCall := map[string]string{}
+	type pending struct{ job, tool string }
+	callOf := map[string]pending{}
+	answeredCall := map[string]bool{}
 	for steps.Next() {
-		var kind, raw string
-		steps.Scan(&kind, &raw)
+		var runID, input, kind, raw string
+		steps.Scan(&runID, &input, &kind, &raw)
 		switch kind {
 		case run.StepToolCall:
 			var c run.ToolCall
 			json.Unmarshal([]byte(raw), &c)
-			if m := markInput.FindStringSubmatch(string(c.Input)); m != nil {
-				jobOfCall[c.ID] = m[1]
-				calls[m[1]]++
+			var job string
+			if m := markInput.FindStringSubmatch(string(c.Input)); m != nil && c.Name == "chaos__mark" {
+				job = m[1]
+			} else if m := shellInput.FindStringSubmatch(string(c.Input)); m != nil && c.Name == "run_command" {
+				job = m[1]
+			} else if m := serveJob.FindStringSubmatch(input); m != nil && c.Name == "call_agent" {
+				job = m[1]
+			}
+			// A held call is recorded when asked for and again when, approved, it
+			// starts: one call.
+			if _, seen := callOf[runID+" "+c.ID]; job != "" && !seen {
+				callOf[runID+" "+c.ID] = pending{job, c.Name}
+				calls[job+" "+c.Name]++
 			}
 		case run.StepToolResult:
 			var res run.ToolResultData
 			json.Unmarshal([]byte(raw), &res)
-			job, ok := jobOfCall[res.ID]
+			p, ok := callOf[runID+" "+res.ID]
+			answeredCall[runID+" "+res.ID] = true
 			switch {
 			case !ok:
-			case strings.HasPrefix(res.Output, "interrupted"):
+			case res.Decision == "declined":
+				declined++
+			case strings.Contains(res.Output, "interrupted"):
 				interrupted++
-			case res.Output == "marked "+job:
+			case p.tool == "chaos__mark" && res.Output == "marked "+p.job:
 				done++
-				if marked[job] != 1 {
-					t.Errorf("job %s: the model heard it ran, but its side effect is missing", job)
+				if marked[p.job] != 1 {
+					t.Errorf("job %s: the model heard its app call ran, but its side effect is missing", p.job)
 				}
+			case p.tool == "run_command" && !res.IsError:
+				done++
+				if shelled[p.job] != 1 {
+					t.Errorf("job %s: the model heard its command ran, but its side effect is missing", p.job)
+				}
+			case p.tool == "call_agent":
+				done++
 			default:
-				t.Errorf("job %s: the tool answered %q", job, res.Output)
+				t.Errorf("job %s: %s answered %q", p.job, p.tool, res.Output)
 			}
 		}
 	}
 	steps.Close()
-	for job := range accepted {
-		if calls[job] == 0 {
-			t.Logf("job %s: its run made no call", job)
+	clerks, err := db.Query(`SELECT r.input FROM runs r JOIN agents a ON a.id = r.agent_id WHERE a.handle = 'clerk'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for clerks.Next() {
+		var input string
+		clerks.Scan(&input)
+		if m := serveJob.FindStringSubmatch(input); m != nil {
+			clerkRuns[m[1]]++
 		}
 	}
-	for job, n := range calls {
+	clerks.Close()
+	for job, n := range clerkRuns {
 		if n != 1 {
-			t.Errorf("job %s: %d tool calls recorded, want one (never run again)", job, n)
+			t.Errorf("job %s: the called agent ran %d times, want once", job, n)
 		}
 	}
-	if done+interrupted != len(calls) {
-		t.Errorf("%d calls, %d reported done and %d interrupted: some have no result", len(calls), done, interrupted)
+	for key, n := range calls {
+		if n != 1 {
+			t.Errorf("%s: %d tool calls recorded, want one (never run again)", key, n)
+		}
+	}
+	for key, p := range callOf {
+		if !answeredCall[key] {
+			t.Errorf("%s of job %s (run and call %s) has no result", p.tool, p.job, key)
+		}
+	}
+	// No command outlives the app.
+	left := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), sleeper) {
+			left++
+			t.Errorf("left over: %s %q", p, b)
+		}
 	}
 	db.Close()
 
@@ -442,8 +620,10 @@ func TestServeChaos(t *testing.T) {
 	}
 	amu.Lock()
 	t.Logf("serve chaos: %d kills, %d webhooks accepted (%d answered as duplicates of a lost answer, %d refused or cut off and sent again), "+
-		"%d runs lost, %d doubled; %d side effects (%d reported done, %d interrupted), %d doubled; %d databases checked; %s (restarts took %s in all)",
-		kills, len(accepted), duplicates, retries, lostRuns, doubledRuns, len(marked), done, interrupted, doubled, len(all), elapsed.Round(time.Second), restarts.Round(time.Second))
+		"%d runs lost, %d doubled; %d cards answered, %d runs still paused across a restart; %d side effects (%d app calls, %d commands; %d reported done, %d interrupted, %d declined), %d doubled; "+
+		"%d processes left over; %d databases checked; %s (restarts took %s in all)",
+		kills, len(accepted), duplicates, retries, lostRuns, doubledRuns, answered, stillPaused, len(marked)+len(shelled), len(marked), len(shelled),
+		done, interrupted, declined, doubled, left, len(all), elapsed.Round(time.Second), restarts.Round(time.Second))
 	amu.Unlock()
 }
 

@@ -57,6 +57,11 @@ func (s *Service) resume(ctx context.Context) error {
 		// A called agent resumed from a card runs on its own while its
 		// caller waits paused; it resumes like any run.
 		if r.ParentRunID != "" && !s.callerWaits(ctx, r) {
+			// Its transcript keeps what a call in flight became, as a
+			// resumed run's does.
+			if err := s.closeInterrupted(ctx, &r); err != nil {
+				return err
+			}
 			if err := s.finish(ctx, r.ID, Failed, "", "interrupted by a restart while another agent waited for it",
 				ErrorData{"interrupted by a restart; the calling run was told"}); err != nil {
 				return err
