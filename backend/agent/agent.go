@@ -53,10 +53,20 @@ type Agent struct {
 
 // SoulVersion is one saved version of an agent's soul.
 type SoulVersion struct {
-	Version   int       `json:"version"`
-	Body      string    `json:"body"`
+	Version int    `json:"version"`
+	Body    string `json:"body"`
+	// Author is who wrote it: SoulByPerson, SoulByAgent, SoulByAPI, or ""
+	// (the soul the agent was created with, or a version older than authors).
+	Author    string    `json:"author"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// Who wrote a soul version.
+const (
+	SoulByPerson = "person"
+	SoulByAgent  = "agent"
+	SoulByAPI    = "api"
+)
 
 // NewAgent is what it takes to create an agent. Handle is derived from Name
 // when empty; Capabilities nil means the defaults.
@@ -85,6 +95,9 @@ type Update struct {
 	AskFirst map[string]bool `json:"ask_first"`
 	// Network switches the network of the agent's commands on or off.
 	Network *bool `json:"network"`
+	// SoulAuthor is who wrote a new Soul (SoulBy…); "" means SoulByPerson,
+	// the app's own edits. Never read from a request body.
+	SoulAuthor string `json:"-"`
 }
 
 // Service reads and changes the agents of one workspace.
@@ -397,8 +410,12 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (Agent, error
 			return err
 		}
 		if u.Soul != nil && *u.Soul != cur.Soul {
-			_, err := tx.ExecContext(ctx, `INSERT INTO souls (agent_id, version, body, created_at)
-				SELECT ?, coalesce(max(version), 0) + 1, ?, ? FROM souls WHERE agent_id = ?`, id, *u.Soul, now, id)
+			author := u.SoulAuthor
+			if author == "" {
+				author = SoulByPerson
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO souls (agent_id, version, body, author, created_at)
+				SELECT ?, coalesce(max(version), 0) + 1, ?, ?, ? FROM souls WHERE agent_id = ?`, id, *u.Soul, author, now, id)
 			return err
 		}
 		return nil
@@ -418,10 +435,10 @@ func (s *Service) Souls(ctx context.Context, id string) ([]SoulVersion, error) {
 	souls, err := store.Query(ctx, s.db, func(row store.Scanner) (SoulVersion, error) {
 		var v SoulVersion
 		var created string
-		err := row.Scan(&v.Version, &v.Body, &created)
+		err := row.Scan(&v.Version, &v.Body, &v.Author, &created)
 		v.CreatedAt = store.ParseTime(created)
 		return v, err
-	}, `SELECT version, body, created_at FROM souls WHERE agent_id = ? ORDER BY version DESC`, id)
+	}, `SELECT version, body, author, created_at FROM souls WHERE agent_id = ? ORDER BY version DESC`, id)
 	if err != nil {
 		return nil, fmt.Errorf("list souls of %q: %w", id, err)
 	}

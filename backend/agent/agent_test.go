@@ -160,7 +160,7 @@ func TestSoulHistory(t *testing.T) {
 	f.agents.Update(ctx, a.ID, agent.Update{Soul: ptr("two")})
 	f.agents.Update(ctx, a.ID, agent.Update{Soul: ptr("two")}) // unchanged: no new version
 	f.agents.Update(ctx, a.ID, agent.Update{Name: ptr("Writer II")})
-	f.agents.Update(ctx, a.ID, agent.Update{Soul: ptr("three")})
+	f.agents.Update(ctx, a.ID, agent.Update{Soul: ptr("three"), SoulAuthor: agent.SoulByAgent})
 	souls, err := f.agents.Souls(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +174,13 @@ func TestSoulHistory(t *testing.T) {
 	}
 	if souls[0].Version != 3 || souls[2].Version != 1 {
 		t.Errorf("versions = %d..%d, want 3..1", souls[0].Version, souls[2].Version)
+	}
+	var authors []string
+	for _, s := range souls {
+		authors = append(authors, s.Author)
+	}
+	if want := []string{agent.SoulByAgent, agent.SoulByPerson, ""}; !reflect.DeepEqual(authors, want) {
+		t.Errorf("soul authors = %q, want %q (the agent, you, the first version)", authors, want)
 	}
 	got, _ := f.agents.Get(ctx, a.ID)
 	if got.Soul != "three" || got.Name != "Writer II" || got.Handle != "writer" {

@@ -78,7 +78,14 @@ func (s *Server) memoryRoutes() {
 		if err := refuseSecrets(ws, r, "SKILL.md", "a skill", &in.SkillMD); err != nil {
 			return skill.Loaded{}, err
 		}
-		if _, err := ws.Skills.Upsert(ctx, id, r.PathValue("name"), in.SkillMD, nil); err != nil {
+		// ?new=1: the editor creates a skill and must not overwrite one.
+		save := ws.Skills.Upsert
+		if r.URL.Query().Get("new") == "1" {
+			save = func(ctx context.Context, id, name, md string, _ map[string][]byte) (skill.Skill, error) {
+				return ws.Skills.Create(ctx, id, name, md)
+			}
+		}
+		if _, err := save(ctx, id, r.PathValue("name"), in.SkillMD, nil); err != nil {
 			return skill.Loaded{}, err
 		}
 		s.changed(ws, "skill.changed", id)

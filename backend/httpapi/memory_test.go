@@ -169,6 +169,11 @@ func TestSkillRoutes(t *testing.T) {
 	}
 	body2, _ := json.Marshal(map[string]string{"skill_md": strings.Replace(skillMD, "Fridays", "Friday afternoons", 1)})
 	e.do(t, "PUT", base+"/weekly-report", string(body2), nil)
+	// The editor's "new skill" save refuses a taken name and keeps the old one.
+	var refused map[string]string
+	if got := e.do(t, "PUT", base+"/weekly-report?new=1", string(body), &refused); got != 409 || !strings.Contains(refused["error"], "already a skill named weekly-report") {
+		t.Errorf("new skill over a taken name: got %d %q, want 409 saying it is taken", got, refused["error"])
+	}
 
 	var list []skill.Summary
 	if got := e.do(t, "GET", base, "", &list); got != 200 || len(list) != 1 || list[0].Description != "Write the weekly report. Use on Friday afternoons." {
@@ -212,6 +217,7 @@ func TestSkillRoutes(t *testing.T) {
 		{"unknown agent", "GET", "/api/workspaces/" + e.ws + "/agents/ag_nope/skills", "", 404, "ag_nope"},
 		{"put for unknown agent", "PUT", "/api/workspaces/" + e.ws + "/agents/ag_nope/skills/weekly-report", string(mismatch), 404, "ag_nope"},
 		{"export unknown", "GET", base + "/nope/export", "", 404, `no skill "nope"`},
+		{"name with spaces suggests its slug", "GET", base + "/Weekly%20Report", "", 400, `try "weekly-report"`},
 	}
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {

@@ -305,6 +305,7 @@ func agentTools() []toolDef {
 					return nil, err
 				}
 			}
+			in.Update.SoulAuthor = agent.SoulByAPI
 			a, err = w.Agents.Update(ctx, a.ID, in.Update)
 			if err != nil {
 				return nil, err

@@ -100,6 +100,6 @@ func (n notifier) Notify(ctx context.Context, kind, title, body string) error {
 type soulWriter struct{ agents *agent.Service }
 
 func (w soulWriter) UpdateSoul(ctx context.Context, agentID, soul string) error {
-	_, err := w.agents.Update(ctx, agentID, agent.Update{Soul: &soul})
+	_, err := w.agents.Update(ctx, agentID, agent.Update{Soul: &soul, SoulAuthor: agent.SoulByAgent})
 	return err
 }

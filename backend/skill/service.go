@@ -259,6 +259,20 @@ func (s *Service) Upsert(ctx context.Context, agentID, name, skillMD string, fil
 	return s.write(ctx, agentID, name, []byte(skillMD), files, false)
 }
 
+// Create saves a new skill like Upsert, but refuses (ErrConflict) when the
+// agent already has a skill of that name, so a person naming a new skill is
+// told it is taken instead of overwriting the old one.
+func (s *Service) Create(ctx context.Context, agentID, name, skillMD string) (Skill, error) {
+	dir, err := s.skillDir(agentID, name)
+	if err != nil {
+		return Skill{}, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileName)); err == nil {
+		return Skill{}, fault.Conflict("there is already a skill named %s: open it, or pick another name", name)
+	}
+	return s.write(ctx, agentID, name, []byte(skillMD), nil, false)
+}
+
 func (s *Service) write(ctx context.Context, agentID, name string, skillMD []byte, files map[string][]byte, replace bool) (Skill, error) {
 	dir, err := s.skillDir(agentID, name)
 	if err != nil {

@@ -47,9 +47,38 @@ func CheckName(name string) error {
 	case len(name) > MaxNameLen:
 		return fault.Invalid("skill name %q is longer than %d characters", name, MaxNameLen)
 	case !nameRE.MatchString(name):
+		if slug := Slug(name); slug != "" {
+			return fault.Invalid("skill name %q may hold only lowercase letters, digits and single hyphens between them: try %q", name, slug)
+		}
 		return fault.Invalid("skill name %q may hold only lowercase letters, digits and single hyphens between them (like pdf-forms)", name)
 	}
 	return nil
+}
+
+// Slug turns a name a person typed ("Weekly Report") into a valid skill name
+// ("weekly-report"): lowercase ASCII letters and digits, every other run of
+// characters one hyphen, at most MaxNameLen long. It is "" when nothing usable
+// is left.
+func Slug(name string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+		default:
+			hyphen = true
+		}
+	}
+	s := b.String()
+	if len(s) > MaxNameLen {
+		s = strings.TrimRight(s[:MaxNameLen], "-")
+	}
+	return s
 }
 
 func checkDescription(d string) error {

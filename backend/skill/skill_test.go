@@ -460,3 +460,45 @@ func BenchmarkIndex50(b *testing.B) {
 	b.ReportMetric(float64(len(idx)), "index-bytes")
 	b.ReportMetric(float64(len(idx))/4, "index-tokens")
 }
+
+func TestSlug(t *testing.T) {
+	long := strings.Repeat("ab ", 40)
+	for _, tt := range []struct{ name, in, want string }{
+		{"spaces and capitals", "Weekly Report", "weekly-report"},
+		{"already a slug", "pdf-forms", "pdf-forms"},
+		{"punctuation runs are one hyphen", "  Q3 -- sales: numbers!  ", "q3-sales-numbers"},
+		{"underscores", "db_backup_v2", "db-backup-v2"},
+		{"nothing usable", "¡¿?!", ""},
+		{"accents are dropped", "Café Menü", "caf-men"},
+		{"too long is cut at a letter", long, strings.TrimRight(strings.Repeat("ab-", 22)[:skill.MaxNameLen], "-")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := skill.Slug(tt.in)
+			if got != tt.want {
+				t.Errorf("Slug(%q): got %q, want %q", tt.in, got, tt.want)
+			}
+			if got != "" {
+				if err := skill.CheckName(got); err != nil {
+					t.Errorf("Slug(%q) = %q is not a valid name: %v", tt.in, got, err)
+				}
+			}
+		})
+	}
+}
+
+func TestCreateRefusesATakenName(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	v1 := md("weekly-report", "Write the weekly report.", "v1\n")
+	if _, err := f.svc.Create(ctx, "ag_a", "weekly-report", v1); err != nil {
+		t.Fatalf("first create: %v", err)
+	}
+	_, err := f.svc.Create(ctx, "ag_a", "weekly-report", md("weekly-report", "Other.", "v2\n"))
+	if !errors.Is(err, fault.ErrConflict) || !strings.Contains(err.Error(), "already a skill named weekly-report") {
+		t.Fatalf("second create: got %v, want a conflict naming the skill", err)
+	}
+	l, err := f.svc.Load(ctx, "ag_a", "weekly-report")
+	if err != nil || !strings.Contains(l.Body, "v1") {
+		t.Errorf("after the refused create: got %q, %v, want v1 kept", l.Body, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/secret"
@@ -115,7 +116,7 @@ func (s *Service) gather(ctx context.Context, agentID string) (*gathered, error)
 	scrubbed = scrubbed || changed
 	g.pkg.Soul = soul
 	g.note(soul, "its soul")
-	g.include("Soul (%s)", size(len(soul)))
+	g.include("Soul (%s)", soulLength(soul))
 	if a.Model != "" {
 		g.include("Model suggestion: %s", strings.TrimPrefix(a.Provider+" / "+a.Model, " / "))
 	}
@@ -352,6 +353,26 @@ func (s *Service) agentFiles(agentID string, g *gathered, budget, files *int, sc
 		g.leaveOut("Files over the %d MiB a template carries: %s", MaxAgentFilesBytes>>20, strings.Join(shown, ", "))
 	}
 	return nil
+}
+
+// soulLength says how long a soul is in words a person counts ("about 120
+// words"), not bytes.
+func soulLength(soul string) string {
+	n := 0
+	for _, f := range strings.Fields(soul) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++ // "#" and "-" are markdown, not words
+		}
+	}
+	switch {
+	case n == 0:
+		return "empty"
+	case n == 1:
+		return "1 word"
+	case n < 100:
+		return fmt.Sprintf("%d words", n)
+	}
+	return fmt.Sprintf("about %d words", (n+50)/100*100)
 }
 
 func size(n int) string {

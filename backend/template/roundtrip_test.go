@@ -131,7 +131,7 @@ func TestRoundTripAgentToTemplateToFreshWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, out := strings.Join(preview.Included, "\n"), strings.Join(preview.LeftOut, "\n")
-	for _, want := range []string{"Skill triage (+1 file)", "Scheduled task “Morning digest”", "Webhook trigger “New ticket”", "App GitHub", "Files: 2"} {
+	for _, want := range []string{"Soul (11 words)", "Skill triage (+1 file)", "Scheduled task “Morning digest”", "Webhook trigger “New ticket”", "App GitHub", "Files: 2"} {
 		if !strings.Contains(in, want) {
 			t.Errorf("preview's included lacks %q:\n%s", want, in)
 		}

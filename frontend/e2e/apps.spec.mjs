@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { agent, apiClient, launchBrowser, openApp, openTab, PATIENCE, repoRoot, shoot, startServer } from './harness.mjs';
+import { agent, apiClient, launchBrowser, openApp, openTab, PATIENCE, repoRoot, shoot, startServer, until } from './harness.mjs';
 
 const EVERYTHING = join(repoRoot, 'build/bench-mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -211,7 +211,8 @@ describe('apps', () => {
     assert.deepEqual(page.errors, []);
   });
 
-  test('a catalog app waits for its key: needs sign-in, its form, uninstall', async () => {
+  test('a catalog app waits for its key: cancelling its first sign-in takes it back out; needs sign-in, its form, uninstall', async () => {
+    const appIds = async () => (await call('GET', `/api/workspaces/${wsId}/agents/${ada.id}/apps`)).map((c) => c.catalog_id);
     await tab.getByTestId('add-app').click();
     const dlg = page.getByTestId('app-catalog-dialog');
     await dlg.getByTestId('catalog-search').fill('brave');
@@ -222,11 +223,18 @@ describe('apps', () => {
     await form.waitFor();
     await form.getByRole('button', { name: 'Cancel' }).click();
     await form.waitFor({ state: 'detached' });
-
+    // Cancelled: the person did not want it after all; nothing waits for a sign-in.
     const b = card('Brave Search');
+    await b.waitFor({ state: 'detached' });
+    await until('the cancelled app is gone from the server', async () => !(await appIds()).includes('brave-search'));
+
+    // Installed elsewhere (an agent, the API): it waits for its key.
+    await call('POST', `/api/workspaces/${wsId}/agents/${ada.id}/apps`, { catalog_id: 'brave-search' });
     await b.and(page.locator('[data-status="needs_sign_in"]')).waitFor();
     assert.equal(await b.getByTestId('app-status').textContent(), 'Needs sign-in');
-    assert.match(await b.getByTestId('app-next').textContent(), /BRAVE_SEARCH_API_KEY/);
+    const hint = await b.getByTestId('app-next').textContent();
+    assert.match(hint, /Brave Search needs your sign-in/);
+    assert.doesNotMatch(hint, /BRAVE_SEARCH_API_KEY|agent's Apps tab/, 'the hint is written for a person');
     await shoot(page, 'apps-needs-sign-in');
 
     // Sign in… opens the same form again; a required field left empty is refused.

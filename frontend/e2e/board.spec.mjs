@@ -209,7 +209,7 @@ describe('board', () => {
     assert.equal(await panel.getByLabel('Provider', { exact: true }).inputValue(), 'anthropic');
     assert.equal(await panel.getByLabel('Model ID').inputValue(), 'claude-sonnet-4-5');
     assert.notEqual(await shell.getAttribute('aria-checked'), before);
-    assert.equal(await agent(page, ada).getAttribute('aria-label'), 'Ada King (@ada-lovelace) on Research');
+    assert.equal(await agent(page, ada).getAttribute('aria-label'), 'Ada King @ada-lovelace on Research');
     await closePanel(page);
   });
 

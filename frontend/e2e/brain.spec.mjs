@@ -74,6 +74,10 @@ test('create, edit, reload, history, live update and delete', async () => {
   const diff = page.getByTestId('brain-version-diff');
   await diff.waitFor();
   assert.equal(await diff.locator('[data-kind="add"]').filter({ hasText: 'rent bikes by the day' }).count(), 1);
+  // Read as prose: no unified-diff headers or +/- marks.
+  const diffText = await diff.getByTestId('diff').innerText();
+  assert.doesNotMatch(diffText, /^(---|\+\+\+|@@)/m);
+  assert.match(await diff.getByTestId('diff-stats').innerText(), /added/);
   await shoot(page, 'brain');
 
   // A page written elsewhere shows up without a reload.

@@ -268,8 +268,9 @@ export const api = {
   skillVersions: (wsId: string, agentId: string, name: string) =>
     request<SkillVersion[]>('GET', `${skillPath(wsId, agentId, name)}/versions`),
   /** Creates or replaces a skill; skillMd is the whole SKILL.md and must carry this name. */
-  saveSkill: (wsId: string, agentId: string, name: string, skillMd: string) =>
-    request<Skill>('PUT', skillPath(wsId, agentId, name), { skill_md: skillMd }),
+  /** create: a new skill; the server refuses (409) when the name is taken instead of overwriting. */
+  saveSkill: (wsId: string, agentId: string, name: string, skillMd: string, opts: { create?: boolean } = {}) =>
+    request<Skill>('PUT', skillPath(wsId, agentId, name) + (opts.create ? '?new=1' : ''), { skill_md: skillMd }),
   deleteSkill: (wsId: string, agentId: string, name: string) => request<void>('DELETE', skillPath(wsId, agentId, name)),
   /** Installs a skill from a .zip of its folder (the file itself is the body). */
   importSkill: (wsId: string, agentId: string, zip: Blob | ArrayBuffer) =>

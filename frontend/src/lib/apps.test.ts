@@ -13,6 +13,7 @@ import {
   highlight,
   lineDiff,
   secretVariable,
+  signInHint,
   signInKind,
   splitCommand,
   statusInfo,
@@ -71,6 +72,14 @@ describe('status', () => {
     expect(statusInfo('blocked_changed')).toEqual({ label: 'Tools changed', tone: 'bad' });
     expect(statusInfo('untested').tone).toBe('idle');
     expect(statusInfo('later')).toEqual({ label: 'later', tone: 'idle' });
+  });
+
+  it('tells a person what a sign-in needs, without variable names or the agent-facing hint', () => {
+    const next = "Fill the setup form of Brave Search in the agent's Apps tab (BRAVE_SEARCH_API_KEY).";
+    const form = signInHint(connector({ name: 'Brave Search', status: 'needs_sign_in', missing: ['BRAVE_SEARCH_API_KEY'], next }));
+    expect(form).toBe('Brave Search needs your sign-in before this coworker can use it.');
+    expect(signInHint(connector({ name: 'Linear', status: 'needs_sign_in', auth: 'oauth', missing: ['LINEAR_OAUTH_TOKEN'] }))).toMatch(/with your browser/);
+    expect(signInHint(connector({ name: 'X', status: 'needs_sign_in', missing: [] }))).toMatch(/did not accept/);
   });
 
   it('asks for the browser only when an OAuth token is all that is missing', () => {

@@ -50,6 +50,18 @@ export function signInKind(c: Connector): 'browser' | 'form' | null {
   return 'form';
 }
 
+/**
+ * What an app waiting for sign-in asks of the person, in their words (the
+ * server's `next` is written for the agent: "Fill the setup form … in the
+ * agent's Apps tab (GITHUB_TOKEN)").
+ */
+export function signInHint(c: Connector): string {
+  const kind = signInKind(c);
+  if (kind === 'browser') return `Connect ${c.name} with your browser so this coworker can use it.`;
+  if ((c.missing ?? []).length === 0) return `${c.name} did not accept the sign-in: sign in again.`;
+  return `${c.name} needs your sign-in before this coworker can use it.`;
+}
+
 const TOOL_STATE: Record<ToolState, string> = { approved: '', changed: 'Changed', new: 'New', removed: 'Removed' };
 
 /** The badge of a tool ('' for an approved one). */

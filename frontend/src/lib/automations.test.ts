@@ -3,6 +3,7 @@ import {
   catchUpHours,
   catchUpLabel,
   curlExample,
+  filterZones,
   DEFAULT_PRESET,
   deliveryTone,
   durationSeconds,
@@ -333,5 +334,16 @@ describe('AutomationsState', () => {
     await s.deleteTrigger(t);
     expect(s.urls).toEqual({});
     expect(s.triggers.some((x) => x.id === 'tr_2')).toBe(false);
+  });
+});
+
+describe('filterZones', () => {
+  const zones = ['America/New_York', 'America/Los_Angeles', 'Asia/Kolkata', 'Europe/Berlin', 'UTC'];
+  it('finds zones by every word typed, and keeps the chosen one', () => {
+    expect(filterZones(zones, 'new york')).toEqual(['America/New_York']);
+    expect(filterZones(zones, 'europe ber')).toEqual(['Europe/Berlin']);
+    expect(filterZones(zones, '  ')).toEqual(zones);
+    expect(filterZones(zones, 'kolkata', 'UTC')).toEqual(['UTC', 'Asia/Kolkata']);
+    expect(filterZones(zones, 'nowhere')).toEqual([]);
   });
 });

@@ -147,6 +147,21 @@ export function timeZones(extra: string[] = []): string[] {
   return [...new Set([...all, 'UTC', ...extra.filter(Boolean)])].sort((a, b) => a.localeCompare(b));
 }
 
+/**
+ * The zones a search finds: every word typed in the zone's name ("new york",
+ * "europe ber", "kolkata"), spaces and underscores alike. The zone chosen now
+ * stays listed so the picker never loses it.
+ */
+export function filterZones(zones: string[], query: string, keep = ''): string[] {
+  const words = query.toLowerCase().split(/[\s_/]+/).filter(Boolean);
+  if (words.length === 0) return zones;
+  const found = zones.filter((z) => {
+    const name = z.toLowerCase().replace(/_/g, ' ');
+    return words.every((w) => name.includes(w));
+  });
+  return keep && !found.includes(keep) && zones.includes(keep) ? [keep, ...found] : found;
+}
+
 /** "Berlin" for Europe/Berlin, "New York" for America/New_York, "UTC" for UTC. */
 export function zoneCity(tz: string): string {
   const last = tz.split('/').pop() ?? tz;

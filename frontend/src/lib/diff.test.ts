@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffLines, diffStats } from './diff';
+import { diffLines, diffStats, readableLines } from './diff';
 
 const kinds = (d: string) => diffLines(d).map((l) => l.kind);
 
@@ -51,5 +51,20 @@ describe('hunk counts', () => {
   it('end a hunk, so what follows is the next file', () => {
     const d = ['--- a/x', '+++ b/x', '@@ -1,2 +1,2 @@', '--- old', '+++ new', ' same', '--- a/y', '+++ b/y', '@@ -1 +1 @@', '-c', '+d'].join('\n');
     expect(kinds(d)).toEqual(['file', 'file', 'hunk', 'del', 'add', 'context', 'file', 'file', 'hunk', 'del', 'add']);
+  });
+});
+
+describe('readableLines', () => {
+  it('drops the headers and the +/- marks, keeping a gap between hunks', () => {
+    const diff = '--- v1\n+++ v2\n@@ -1,2 +1,2 @@\n # Ada\n-Be brief.\n+Be brief and kind.\n@@ -9,1 +9,1 @@\n-old\n+new\n\\ No newline at end of file\n';
+    expect(readableLines(diffLines(diff))).toEqual([
+      { kind: 'same', text: '# Ada' },
+      { kind: 'del', text: 'Be brief.' },
+      { kind: 'add', text: 'Be brief and kind.' },
+      { kind: 'gap', text: '⋯' },
+      { kind: 'del', text: 'old' },
+      { kind: 'add', text: 'new' },
+      { kind: 'meta', text: 'No newline at end of file' },
+    ]);
   });
 });

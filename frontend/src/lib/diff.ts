@@ -69,3 +69,36 @@ export function diffStats(lines: DiffLine[]): { added: number; removed: number }
   }
   return { added, removed };
 }
+
+/** A diff line for people: no file headers, no +/- marks, hunks as gaps. */
+export type ReadableLine = { kind: 'add' | 'del' | 'same' | 'gap' | 'meta'; text: string };
+
+/**
+ * The lines of a unified diff as a person reads them: "--- v1 / +++ v2" and
+ * "@@ -1,3 +1,4 @@" go (a gap between two hunks stays, as "⋯"), the leading
+ * "+", "-" or " " is dropped (the line's kind says it).
+ */
+export function readableLines(lines: DiffLine[]): ReadableLine[] {
+  const out: ReadableLine[] = [];
+  let hunks = 0;
+  for (const l of lines) {
+    switch (l.kind) {
+      case 'file':
+        break;
+      case 'hunk':
+        if (hunks++ > 0) out.push({ kind: 'gap', text: '⋯' });
+        break;
+      case 'add':
+      case 'del':
+        out.push({ kind: l.kind, text: l.text.slice(1) });
+        break;
+      case 'context':
+        out.push({ kind: 'same', text: l.text.startsWith(' ') ? l.text.slice(1) : l.text });
+        break;
+      case 'meta':
+        out.push({ kind: 'meta', text: l.text.replace(/^\\ ?/, '') });
+        break;
+    }
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, isSafeUrl, renderMarkdown } from './markdown';
+import { autolinkEnd, escapeHtml, isSafeUrl, renderMarkdown } from './markdown';
 
 describe('renderMarkdown', () => {
   it('renders ordinary markdown', () => {
@@ -63,5 +63,36 @@ describe('isSafeUrl', () => {
 describe('escapeHtml', () => {
   it('escapes the five special characters', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  });
+});
+
+describe('bare URLs in text', () => {
+  it('end at the quote of a JSON string, not at the next space', () => {
+    const html = renderMarkdown('Result: {"url":"https://example.com/a?b=1","ok":true} done');
+    expect(html).toContain('<a href="https://example.com/a?b=1" target="_blank" rel="noopener noreferrer">https://example.com/a?b=1</a>');
+    expect(html).toContain('&quot;,&quot;ok&quot;:true} done');
+  });
+
+  it('leave a closing bracket or quote to the text around them', () => {
+    const html = renderMarkdown("['https://a.com/x', 'https://b.com/y']");
+    expect(html).toContain('<a href="https://a.com/x"');
+    expect(html).toContain('<a href="https://b.com/y" target="_blank" rel="noopener noreferrer">https://b.com/y</a>&#39;]');
+    expect(renderMarkdown('(see https://example.com/wiki/Foo_(bar))')).toContain('href="https://example.com/wiki/Foo_(bar)"');
+  });
+
+  it('keep what already worked: plain URLs, www, mail addresses', () => {
+    expect(renderMarkdown('go to https://example.com/path.')).toContain('<a href="https://example.com/path"');
+    expect(renderMarkdown('www.example.com/x')).toContain('href="http://www.example.com/x"');
+    expect(renderMarkdown('mail ada@example.com')).toContain('href="mailto:ada@example.com"');
+  });
+});
+
+describe('autolinkEnd', () => {
+  it('cuts at characters no URL a person means holds', () => {
+    expect(autolinkEnd('https://a.com/x","b":2}')).toBe('https://a.com/x'.length);
+    expect(autolinkEnd('https://a.com/x`')).toBe('https://a.com/x'.length);
+    expect(autolinkEnd('https://a.com/x]')).toBe('https://a.com/x'.length);
+    expect(autolinkEnd('https://a.com/[x]')).toBe('https://a.com/[x]'.length);
+    expect(autolinkEnd('https://a.com/x).')).toBe('https://a.com/x'.length);
   });
 });

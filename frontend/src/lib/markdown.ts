@@ -1,7 +1,7 @@
 // Renders a soul (markdown) to HTML that is safe to put in the page: raw HTML
 // in the source is shown as text, and links or images only keep http(s),
 // mailto and relative targets.
-import { Marked, type Tokens } from 'marked';
+import { Marked, Tokenizer, type Tokens } from 'marked';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -24,10 +24,46 @@ export function isSafeUrl(href: string): boolean {
   return scheme[1] === 'http' || scheme[1] === 'https' || scheme[1] === 'mailto';
 }
 
+/**
+ * Where a bare URL found in text really ends. GFM runs a URL to the next space,
+ * so in `{"url":"https://a.com/x","ok":true}` the whole JSON tail became one
+ * link; quotes, braces, angle brackets, backticks, pipes and backslashes never
+ * end a URL a person means, and an unbalanced closing bracket belongs to the
+ * text around it. Returns the URL's length within text.
+ */
+export function autolinkEnd(text: string): number {
+  let end = text.search(/["'<>{}|\\^`]/);
+  if (end < 0) end = text.length;
+  let url = text.slice(0, end);
+  for (;;) {
+    const before = url;
+    url = url.replace(/[.,;:!?*_~]+$/, '');
+    if (url.endsWith(']') && count(url, '[') < count(url, ']')) url = url.slice(0, -1);
+    if (url.endsWith(')') && count(url, '(') < count(url, ')')) url = url.slice(0, -1);
+    if (url === before) return url.length;
+  }
+}
+
+function count(s: string, c: string): number {
+  return s.split(c).length - 1;
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
   async: false,
+  tokenizer: {
+    url(src: string) {
+      const t = Tokenizer.prototype.url.call(this, src);
+      if (!t || t.href.startsWith('mailto:')) return t;
+      const n = autolinkEnd(t.raw);
+      if (n === t.raw.length) return t;
+      if (n === 0 || /^(https?:\/\/|www\.)$/i.test(t.raw.slice(0, n))) return undefined; // nothing left worth a link: plain text
+      const raw = t.raw.slice(0, n);
+      const href = /^www\./i.test(raw) ? `http://${raw}` : raw;
+      return { ...t, raw, text: raw, href, tokens: [{ type: 'text', raw, text: raw }] };
+    },
+  },
   renderer: {
     html({ text }: Tokens.HTML | Tokens.Tag): string {
       return escapeHtml(text);

@@ -3,6 +3,7 @@ import {
   argSummary,
   between,
   buildTranscript,
+  exactCost,
   formatCost,
   formatDuration,
   formatTokens,
@@ -10,6 +11,7 @@ import {
   prettyJson,
   runActivity,
   statusLabel,
+  tokenCounts,
 } from './runs';
 import type { Pause, RunDetail, Step } from './types';
 
@@ -228,12 +230,15 @@ describe('formatting', () => {
 
   it('costs', () => {
     expect(formatCost(0)).toBe('$0');
-    expect(formatCost(0.000049)).toBe('$0.000049');
-    expect(formatCost(0.0012)).toBe('$0.0012');
+    expect(formatCost(0.000061)).toBe('<$0.01');
+    expect(formatCost(0.0012)).toBe('<$0.01');
     expect(formatCost(0.35)).toBe('$0.35');
     expect(formatCost(12.4)).toBe('$12.40');
-    expect(formatCost(1e-9)).toBe('<$0.000001');
     expect(formatCost(3, false)).toBe('price unknown');
+    expect(exactCost(0.000061)).toBe('$0.000061');
+    expect(exactCost(0.0012)).toBe('$0.0012');
+    expect(exactCost(1e-9)).toBe('<$0.000001');
+    expect(tokenCounts(1234, 350)).toBe('1.2k in · 350 out tokens');
   });
 
   it('tokens, arguments and JSON', () => {

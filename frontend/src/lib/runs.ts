@@ -209,9 +209,22 @@ export function between(start: string | null | undefined, end: string | null | u
 export function formatCost(usd: number, known = true): string {
   if (!known) return 'price unknown';
   if (!usd || usd <= 0) return '$0';
+  if (usd < 0.01) return '<$0.01'; // money as people count it; exactCost has the digits
+  return `$${usd.toFixed(2)}`;
+}
+
+/** The cost to two significant digits ("$0.000061"), for a tooltip beside formatCost. */
+export function exactCost(usd: number, known = true): string {
+  if (!known) return 'The model’s price is not known';
+  if (!usd || usd <= 0) return '$0';
   if (usd < 0.000001) return '<$0.000001';
   if (usd < 0.01) return `$${usd.toFixed(Math.ceil(-Math.log10(usd)) + 1)}`;
   return `$${usd.toFixed(2)}`;
+}
+
+/** "1.2k in · 350 out tokens": token counts that say what they count. */
+export function tokenCounts(input: number, output: number): string {
+  return `${formatTokens(input)} in · ${formatTokens(output)} out tokens`;
 }
 
 /** 950, "1.2k", "3.4M". */

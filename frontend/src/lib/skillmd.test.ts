@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyForEditing, composeSkillMd, otherFields, parseSkillMd, readField, skillNameProblem, splitSkillMd, yamlString } from './skillmd';
+import { bodyForEditing, composeSkillMd, otherFields, parseSkillMd, readField, skillNameProblem, skillSlug, splitSkillMd, yamlString } from './skillmd';
 
 describe('composeSkillMd', () => {
   it('writes name, description, a blank line and the body', () => {
@@ -71,5 +71,16 @@ describe('skillNameProblem', () => {
     expect(skillNameProblem('PDF')).toMatch(/Lowercase/);
     expect(skillNameProblem('a--b')).toMatch(/Lowercase/);
     expect(skillNameProblem('a'.repeat(65))).toMatch(/64/);
+  });
+});
+
+describe('skillSlug', () => {
+  it('turns a typed name into a valid skill name', () => {
+    expect(skillSlug('Weekly Report')).toBe('weekly-report');
+    expect(skillSlug('pdf-forms')).toBe('pdf-forms');
+    expect(skillSlug('  Q3 -- sales: numbers!  ')).toBe('q3-sales-numbers');
+    expect(skillSlug('db_backup_v2')).toBe('db-backup-v2');
+    expect(skillSlug('¡¿?!')).toBe('');
+    expect(skillNameProblem(skillSlug('ab '.repeat(40)))).toBe('');
   });
 });

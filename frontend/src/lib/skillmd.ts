@@ -119,3 +119,13 @@ export function skillNameProblem(name: string): string {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) return 'Lowercase letters, digits and single hyphens between them (like pdf-forms).';
   return '';
 }
+
+/**
+ * The skill name a typed name is saved as, by the server's rule: "Weekly Report"
+ * becomes "weekly-report" (lowercase letters and digits, every other run one
+ * hyphen, at most 64). '' when nothing usable is left.
+ */
+export function skillSlug(typed: string): string {
+  const words = typed.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return words.join('-').slice(0, 64).replace(/-+$/, '');
+}

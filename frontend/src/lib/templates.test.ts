@@ -80,7 +80,7 @@ describe('groupPreview', () => {
   it('groups what goes in by kind, in a fixed order, keeping the server\'s words', () => {
     const groups = groupPreview({
       included: [
-        'Soul (1.2 KiB)',
+        'Soul (about 200 words)',
         'Model suggestion: openai / gpt-4o',
         'Capabilities: files, web',
         'Approval policy (ask first): none',
@@ -96,7 +96,7 @@ describe('groupPreview', () => {
       left_out: ['Memories'],
     });
     expect(groups).toEqual([
-      { label: 'Setup', items: ['Soul (1.2 KiB)', 'Model suggestion: openai / gpt-4o', 'Capabilities: files, web', 'Approval policy (ask first): none'] },
+      { label: 'Setup', items: ['Soul (about 200 words)', 'Model suggestion: openai / gpt-4o', 'Capabilities: files, web', 'Approval policy (ask first): none'] },
       { label: 'Skills', items: ['lead-triage (+2 files)', 'pdf-tools'] },
       {
         label: 'Automations',

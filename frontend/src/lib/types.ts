@@ -25,7 +25,8 @@ export type Agent = {
   updated_at: string;
 };
 
-export type SoulVersion = { version: number; body: string; created_at: string };
+/** author: "person" (you), "agent" (the coworker itself), "api" (an MCP client) or "" (its first soul, or saved before authors were kept). */
+export type SoulVersion = { version: number; body: string; author?: string; created_at: string };
 
 export type Capability = { id: string; label: string; description: string };
 
