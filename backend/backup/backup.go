@@ -249,6 +249,9 @@ func readTar(plain io.Reader, sink Sink) (Header, Manifest, error) {
 		if errors.Is(err, io.EOF) {
 			return Header{}, Manifest{}, damaged("it ends before its manifest (truncated?)")
 		}
+		if errors.Is(err, ErrDamaged) {
+			return Header{}, Manifest{}, err
+		}
 		if err != nil {
 			return Header{}, Manifest{}, damaged("%v", err)
 		}

@@ -225,7 +225,7 @@ func backupError(err error) error {
 	case errors.Is(err, backup.ErrPassphrase):
 		return fault.Invalid("the passphrase does not open this backup: type the passphrase it was made with")
 	case errors.Is(err, backup.ErrDamaged):
-		return fault.Invalid("this backup cannot be restored: %v; nothing was changed. Use another backup file", err)
+		return fault.Invalid("this backup cannot be restored (%v); nothing was changed. Use another backup file", err)
 	}
 	return err
 }
@@ -381,3 +381,26 @@ func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved 
 		return err
 	})
 }
+
+// BackupFileName is the file name a backup of workspace name made at t
+// gets: rerun-<name>-<YYYY-MM-DD-HHMMSS>.rerun-backup, the name kept to
+// letters, digits and dashes.
+func BackupFileName(name string, t time.Time) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	slug := strings.Trim(b.String(), "-")
+	if slug == "" {
+		slug = "workspace"
+	}
+	return "rerun-" + slug + "-" + t.UTC().Format("2006-01-02-150405") + BackupExt
+}
+
+// BackupExt ends every backup file's name.
+const BackupExt = ".rerun-backup"
