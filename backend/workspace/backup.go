@@ -383,7 +383,7 @@ func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved 
 }
 
 // BackupFileName is the file name a backup of workspace name made at t
-// gets: rerun-<name>-<YYYY-MM-DD-HHMMSS>.rerun-backup, the name kept to
+// gets: rerun-<name>-<YYYY-MM-DD-HHMMSS.mmm>.rerun-backup (UTC), the name kept to
 // letters, digits and dashes.
 func BackupFileName(name string, t time.Time) string {
 	var b strings.Builder
@@ -399,8 +399,11 @@ func BackupFileName(name string, t time.Time) string {
 	if slug == "" {
 		slug = "workspace"
 	}
-	return "rerun-" + slug + "-" + t.UTC().Format("2006-01-02-150405") + BackupExt
+	return "rerun-" + slug + "-" + t.UTC().Format(backupStamp) + BackupExt
 }
+
+// backupStamp is the date in a backup's name; names sort by it.
+const backupStamp = "2006-01-02-150405.000"
 
 // BackupExt ends every backup file's name.
 const BackupExt = ".rerun-backup"
