@@ -52,6 +52,7 @@ import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
+import type { FolderBackup } from './types';
 import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
@@ -193,6 +194,15 @@ export const api = {
   createWorkspace: (name: string) => request<Workspace>('POST', '/api/workspaces', { name }),
   renameWorkspace: (id: string, name: string) => request<Workspace>('PATCH', ws(id), { name }),
   switchWorkspace: (id: string) => request<{ current: string }>('POST', `${ws(id)}/switch`),
+  /** Settings → Backups: one encrypted backup file into folder, keeping the newest `keep` (0: all). */
+  backupWorkspace: (id: string, folder: string, passphrase: string, keep: number) =>
+    request<FolderBackup>('POST', `${ws(id)}/backups`, { folder, passphrase, keep }),
+  lastBackup: (id: string) => request<{ last: FolderBackup | null }>('GET', `${ws(id)}/backups/last`),
+  /** Checks the backup file in full, then adds it as a new workspace. */
+  restoreWorkspace: (path: string, passphrase: string, name: string) =>
+    request<Workspace>('POST', '/api/workspaces/restore', { path, passphrase, name }),
+  /** Deletes a workspace for good; confirm is its name, typed. */
+  deleteWorkspace: (id: string, confirm: string) => request<{ current: string }>('POST', `${ws(id)}/delete`, { confirm }),
 
   getBoard: (wsId: string) => request<Board>('GET', `${ws(wsId)}/board`),
 

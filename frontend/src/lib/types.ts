@@ -65,6 +65,7 @@ export type ChangeKind =
   | 'workspace.created'
   | 'workspace.updated'
   | 'workspace.switched'
+  | 'workspace.deleted'
   | 'box.created'
   | 'box.updated'
   | 'box.deleted'
@@ -759,3 +760,14 @@ export type OutboxDelivery = {
   created_at: string;
   sent_at: string | null;
 };
+
+/** A backup made into a folder (Settings → Backups), or its failure. */
+export interface FolderBackup {
+  path: string;
+  files: number;
+  bytes: number;
+  took: string;
+  finished: string;
+  error?: string;
+  removed?: string[];
+}
