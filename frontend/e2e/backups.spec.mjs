@@ -1,0 +1,79 @@
+// Your data: Settings → Backups makes an encrypted backup into a folder;
+// the pill menu restores it as a new workspace (a wrong passphrase is
+// refused and changes nothing) and deletes a workspace once its name is
+// typed.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiClient, launchBrowser, openApp, shoot, startServer } from './harness.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('back up, restore into a new workspace, delete it', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'rerun-backups-'));
+  const context = await browser.newContext();
+  const page = await openApp(context, server);
+
+  await page.getByTestId('open-settings').click();
+  await page.getByRole('menuitem', { name: /^Backups/ }).click();
+  const dialog = page.getByTestId('backups-dialog');
+  await dialog.getByTestId('backup-last').filter({ hasText: 'No backup yet' }).waitFor();
+  await dialog.getByLabel('Folder').fill(folder);
+  await dialog.getByLabel('Passphrase').fill('blue heron river');
+  await dialog.getByLabel('Again').fill('blue heron river');
+  await dialog.getByTestId('backup-now').click();
+  await dialog.getByTestId('backup-last').filter({ hasText: 'files' }).waitFor();
+  await shoot(page, 'backups-dialog');
+  const files = readdirSync(folder);
+  assert.equal(files.length, 1);
+  assert.match(files[0], /^rerun-personal-.*\.rerun-backup$/);
+  await dialog.getByText('Close', { exact: true }).click();
+
+  // Restore: a wrong passphrase first.
+  await page.getByTestId('workspace-pill').click();
+  await page.getByTestId('restore-workspace').click();
+  const restore = page.getByTestId('restore-dialog');
+  await restore.getByLabel('Backup file').fill(join(folder, files[0]));
+  await restore.getByLabel('Passphrase').fill('not the one');
+  await restore.getByLabel('Name of the new workspace').fill('Restored copy');
+  await restore.getByTestId('restore-submit').click();
+  await restore.getByTestId('restore-error').filter({ hasText: 'passphrase does not open' }).waitFor();
+  await shoot(page, 'restore-wrong-passphrase');
+  const call = apiClient(server);
+  assert.equal((await call('GET', '/api/workspaces')).workspaces.length, 1);
+  await restore.getByLabel('Passphrase').fill('blue heron river');
+  await restore.getByTestId('restore-submit').click();
+  await restore.waitFor({ state: 'detached' });
+  await page.getByTestId('workspace-name').filter({ hasText: 'Restored copy' }).waitFor();
+
+  // Delete it: the button waits for the name.
+  await page.getByTestId('workspace-pill').click();
+  await page.getByTestId('delete-workspace').click();
+  const del = page.getByTestId('delete-workspace-dialog');
+  assert.equal(await del.getByTestId('delete-workspace-submit').isDisabled(), true);
+  await del.getByLabel(/to confirm/).fill('Restored cop');
+  assert.equal(await del.getByTestId('delete-workspace-submit').isDisabled(), true);
+  await del.getByLabel(/to confirm/).fill('Restored copy');
+  await shoot(page, 'delete-workspace-dialog');
+  await del.getByTestId('delete-workspace-submit').click();
+  await del.waitFor({ state: 'detached' });
+  await page.getByTestId('workspace-name').filter({ hasText: 'Personal' }).waitFor();
+  assert.equal((await call('GET', '/api/workspaces')).workspaces.length, 1);
+  // The last workspace offers no delete.
+  await page.getByTestId('workspace-pill').click();
+  assert.equal(await page.getByTestId('delete-workspace').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
