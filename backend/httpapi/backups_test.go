@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -60,5 +62,34 @@ func TestBackupRestoreDeleteRoutes(t *testing.T) {
 	}
 	if code := e.do(t, "POST", "/api/workspaces/"+e.ws+"/delete", `{"confirm":"Personal"}`, &bad); code != 409 {
 		t.Fatalf("deleting the last workspace: %d %q, want 409", code, bad.Error)
+	}
+}
+
+// An agent's export downloads as a .rerun-agent file and imports back as a
+// new agent with a new handle.
+func TestAgentExportImportRoutes(t *testing.T) {
+	e := newEnv(t)
+	var a struct{ ID, Handle string }
+	if code := e.do(t, "POST", "/api/workspaces/"+e.ws+"/agents", fmt.Sprintf(`{"name":"Ada","box_id":%q}`, e.box), &a); code != 201 {
+		t.Fatalf("create agent: %d", code)
+	}
+	req, _ := http.NewRequest("GET", e.srv.URL+"/api/workspaces/"+e.ws+"/agents/"+a.ID+"/export", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Disposition"), "ada.rerun-agent") {
+		t.Fatalf("export: %d %q", res.StatusCode, res.Header.Get("Content-Disposition"))
+	}
+	var got struct{ ID, Handle, Name string }
+	if code := e.do(t, "POST", "/api/workspaces/"+e.ws+"/agents/import", string(data), &got); code != 201 || got.Handle == "ada" || got.Name != "Ada" {
+		t.Fatalf("import: %d %+v, want 201 with a new handle", code, got)
+	}
+	var bad struct{ Error string }
+	if code := e.do(t, "POST", "/api/workspaces/"+e.ws+"/agents/import", `{"schema_version":1}`, &bad); code != 400 || !strings.Contains(bad.Error, "not a Rerun agent file") {
+		t.Fatalf("import of a non-agent file: %d %q", code, bad.Error)
 	}
 }
