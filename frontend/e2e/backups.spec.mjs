@@ -4,10 +4,10 @@
 // typed.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, launchBrowser, openApp, shoot, startServer } from './harness.mjs';
+import { addAgent, agent, apiClient, closePanel, launchBrowser, openApp, openTab, shoot, startServer } from './harness.mjs';
 
 let server;
 let browser;
@@ -74,6 +74,39 @@ test('back up, restore into a new workspace, delete it', async () => {
   // The last workspace offers no delete.
   await page.getByTestId('workspace-pill').click();
   assert.equal(await page.getByTestId('delete-workspace').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('export a coworker with memory from its Settings, import it from the pill menu', async () => {
+  const context = await browser.newContext({ acceptDownloads: true });
+  const page = await openApp(context, server);
+  const handle = await addAgent(page, 'Mira');
+  const call = apiClient(server);
+  const { current } = await call('GET', '/api/workspaces');
+  const board = await call('GET', `/api/workspaces/${current}/board`);
+  const mira = board.agents.find((a) => a.handle === handle);
+  await call('POST', `/api/workspaces/${current}/agents/${mira.id}/memories`, { text: 'Mira ships on Fridays' });
+
+  await agent(page, handle).click();
+  await openTab(page, 'Settings');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('agent-export-link').click()]);
+  assert.equal(download.suggestedFilename(), `${handle}.rerun-agent`);
+  const file = await download.path();
+  const exported = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(exported.format, 'rerun-agent');
+  assert.equal(exported.memories[0].text, 'Mira ships on Fridays');
+  await closePanel(page);
+
+  await page.getByTestId('workspace-pill').click();
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('import-agent').click()]);
+  await chooser.setFiles(file);
+  await page.getByText(/Imported Mira as @/).waitFor();
+  const after = await call('GET', `/api/workspaces/${current}/board`);
+  const copy = after.agents.find((a) => a.name === 'Mira' && a.handle !== handle);
+  assert.ok(copy, 'the imported coworker is on the board with a new handle');
+  const mems = await call('GET', `/api/workspaces/${current}/agents/${copy.id}/memories`);
+  assert.ok(JSON.stringify(mems).includes('Mira ships on Fridays'));
   assert.deepEqual(page.errors, []);
   await context.close();
 });

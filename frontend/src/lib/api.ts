@@ -408,6 +408,11 @@ export const api = {
     request<TemplateInstall>('POST', `${templatePath(wsId, id)}/install`, opts),
   /** Where the browser downloads the .rerun-template (same-origin, the cookie signs it). */
   templateExportUrl: (wsId: string, id: string) => `${templatePath(wsId, id)}/export`,
+  /** A .rerun-agent download: the agent with its memories, soul history and skills, never variables. */
+  agentExportUrl: (wsId: string, id: string) => `${ws(wsId)}/agents/${seg(id)}/export`,
+  /** Adds the agent a .rerun-agent file holds (a new handle when its own is taken). */
+  importAgent: (wsId: string, file: Blob | ArrayBuffer) =>
+    request<Agent>('POST', `${ws(wsId)}/agents/import`, new RawBody(file, 'application/json')),
   /** Adds a template from a .rerun-template file (the file itself is the body); 400 says what is wrong. */
   importTemplate: (wsId: string, file: Blob | ArrayBuffer) =>
     request<Template>('POST', `${ws(wsId)}/templates/import`, new RawBody(file, 'application/zip')),
