@@ -27,6 +27,12 @@ func (s *Server) backupRoutes() {
 	}) (workspace.FolderBackup, error) {
 		return s.cfg.Home.BackupToFolder(ctx, r.PathValue("ws"), in.Folder, in.Passphrase, s.cfg.Version, in.Keep)
 	}))
+	m.HandleFunc("GET /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (workspace.BackupSchedule, error) {
+		return s.cfg.Home.GetBackupSchedule(ctx, r.PathValue("ws"))
+	}))
+	m.HandleFunc("PUT /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, in workspace.BackupScheduleChange) (workspace.BackupSchedule, error) {
+		return s.cfg.Home.SetBackupSchedule(ctx, r.PathValue("ws"), in)
+	}))
 	m.HandleFunc("POST /api/workspaces/restore", endpoint(s, 201, func(ctx context.Context, r *http.Request, in struct {
 		Path       string `json:"path"`
 		Passphrase string `json:"passphrase"`

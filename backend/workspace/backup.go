@@ -182,10 +182,11 @@ func addDB(ctx context.Context, bw *backup.Writer, db *store.DB, tmp, name strin
 }
 
 // stripSealed empties what the copy holds sealed with the data key (the
-// variables' values, the relay link) and vacuums, so no trace is left in
+// variables' values, the relay link, the kept backup passphrase; with it
+// the last backup's result) and vacuums, so no trace is left in
 // free pages.
 func stripSealed(ctx context.Context, db *store.DB) error {
-	for _, q := range []string{`UPDATE variables SET value = ''`, `DELETE FROM meta WHERE key = '` + relayMetaKey + `'`, `VACUUM`} {
+	for _, q := range []string{`UPDATE variables SET value = ''`, `DELETE FROM meta WHERE key IN ('` + relayMetaKey + `', '` + backupScheduleKey + `', '` + backupMetaKey + `')`, `VACUUM`} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -372,7 +373,7 @@ func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved 
 				return err
 			}
 		}
-		for _, q := range []string{`DELETE FROM api_keys`, `DELETE FROM meta WHERE key IN ('relay', 'name', 'created_at')`} {
+		for _, q := range []string{`DELETE FROM api_keys`, `DELETE FROM meta WHERE key IN ('relay', 'name', 'created_at', '` + backupScheduleKey + `', '` + backupMetaKey + `')`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}

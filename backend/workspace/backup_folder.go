@@ -49,11 +49,8 @@ func (h *Home) BackupToFolder(ctx context.Context, id, folder, passphrase, app s
 }
 
 func (h *Home) backupToFolder(ctx context.Context, w *Workspace, folder, passphrase, app string, keep int) (FolderBackup, error) {
-	if !filepath.IsAbs(folder) {
-		return FolderBackup{}, fault.Invalid("the backup folder %q is not a full path: pick a folder such as /home/you/Backups", folder)
-	}
-	if st, err := os.Stat(folder); err != nil || !st.IsDir() {
-		return FolderBackup{}, fault.Invalid("the backup folder %q does not exist: create it or pick another", folder)
+	if _, err := h.backupToFolderCheck(folder); err != nil {
+		return FolderBackup{}, err
 	}
 	name := BackupFileName(w.Info().Name, time.Now())
 	final := filepath.Join(folder, name)
@@ -115,4 +112,16 @@ func (h *Home) LastBackup(ctx context.Context, id string) (*FolderBackup, error)
 		return nil, fmt.Errorf("read the last backup: %w", err)
 	}
 	return &b, nil
+}
+
+// backupToFolderCheck refuses a backup folder that is not a full path to
+// an existing folder.
+func (h *Home) backupToFolderCheck(folder string) (string, error) {
+	if !filepath.IsAbs(folder) {
+		return "", fault.Invalid("the backup folder %q is not a full path: pick a folder such as /home/you/Backups", folder)
+	}
+	if st, err := os.Stat(folder); err != nil || !st.IsDir() {
+		return "", fault.Invalid("the backup folder %q does not exist: create it or pick another", folder)
+	}
+	return folder, nil
 }

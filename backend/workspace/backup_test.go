@@ -341,3 +341,42 @@ func TestDeleteWorkspace(t *testing.T) {
 	}
 	_ = paused
 }
+
+// A schedule turned on backs up when none was made for a day, not again
+// before, keeps the last N; its passphrase never goes into a backup.
+func TestScheduledBackup(t *testing.T) {
+	ctx := context.Background()
+	h := open(t, t.TempDir())
+	defer h.Close()
+	id, folder := h.Current(), t.TempDir()
+	if _, err := h.SetBackupSchedule(ctx, id, workspace.BackupScheduleChange{Enabled: true, Folder: folder, Keep: 2}); !errors.Is(err, fault.ErrInvalid) {
+		t.Fatalf("on without a passphrase: got %v, want invalid", err)
+	}
+	s, err := h.SetBackupSchedule(ctx, id, workspace.BackupScheduleChange{Enabled: true, Folder: folder, Keep: 2, Passphrase: backupPass})
+	if err != nil || !s.HasPassphrase {
+		t.Fatalf("schedule = %+v, %v", s, err)
+	}
+	now := time.Now()
+	for i, c := range []struct {
+		at   time.Time
+		made bool
+	}{{now, true}, {now.Add(time.Hour), false}, {now.Add(25 * time.Hour), true}, {now.Add(50 * time.Hour), true}} {
+		made, err := h.BackUpIfDue(ctx, id, "test", c.at)
+		if err != nil || made != c.made {
+			t.Fatalf("check %d: made %v, %v; want %v", i, made, err, c.made)
+		}
+	}
+	entries, _ := os.ReadDir(folder)
+	if len(entries) != 2 {
+		t.Fatalf("folder holds %d backups, want the last 2", len(entries))
+	}
+	dst := open(t, t.TempDir())
+	defer dst.Close()
+	info, err := dst.Restore(ctx, filepath.Join(folder, entries[1].Name()), backupPass, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := dst.GetBackupSchedule(ctx, info.ID); got.HasPassphrase || got.Enabled {
+		t.Errorf("the restored workspace has the schedule %+v; its passphrase must not travel", got)
+	}
+}

@@ -421,6 +421,13 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		defer w.served.Done()
 		h.keepMemory(ctx, w)
 	}()
+	h.group.Add(1)
+	w.served.Add(1)
+	go func() {
+		defer h.group.Done()
+		defer w.served.Done()
+		h.keepBackups(ctx, w) // backup_schedule.go
+	}()
 }
 
 // SweepInterval is how often faded memories are marked retired.

@@ -30,9 +30,15 @@ test('back up, restore into a new workspace, delete it', async () => {
   await page.getByRole('menuitem', { name: /^Backups/ }).click();
   const dialog = page.getByTestId('backups-dialog');
   await dialog.getByTestId('backup-last').filter({ hasText: 'No backup yet' }).waitFor();
-  await dialog.getByLabel('Folder').fill(folder);
-  await dialog.getByLabel('Passphrase').fill('blue heron river');
-  await dialog.getByLabel('Again').fill('blue heron river');
+  await dialog.getByLabel('Folder', { exact: true }).fill(folder);
+  await dialog.getByLabel('Passphrase', { exact: true }).fill('blue heron river');
+  await dialog.getByLabel('Again', { exact: true }).fill('blue heron river');
+  await dialog.getByTestId('backup-daily').check();
+  await dialog.getByRole('status').filter({ hasText: 'Backs up daily' }).waitFor();
+  const call0 = apiClient(server);
+  const { current: wsNow } = await call0('GET', '/api/workspaces');
+  const sched = await call0('GET', `/api/workspaces/${wsNow}/backups/schedule`);
+  assert.deepEqual(sched, { enabled: true, folder, keep: 7, has_passphrase: true });
   await dialog.getByTestId('backup-now').click();
   await dialog.getByTestId('backup-last').filter({ hasText: 'files' }).waitFor();
   await shoot(page, 'backups-dialog');

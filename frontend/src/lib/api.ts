@@ -52,7 +52,7 @@ import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
-import type { FolderBackup } from './types';
+import type { BackupSchedule, FolderBackup } from './types';
 import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
@@ -197,6 +197,10 @@ export const api = {
   /** Settings → Backups: one encrypted backup file into folder, keeping the newest `keep` (0: all). */
   backupWorkspace: (id: string, folder: string, passphrase: string, keep: number) =>
     request<FolderBackup>('POST', `${ws(id)}/backups`, { folder, passphrase, keep }),
+  getBackupSchedule: (id: string) => request<BackupSchedule>('GET', `${ws(id)}/backups/schedule`),
+  /** Daily backups into folder; passphrase '' keeps the one kept. */
+  setBackupSchedule: (id: string, s: { enabled: boolean; folder: string; keep: number; passphrase: string }) =>
+    request<BackupSchedule>('PUT', `${ws(id)}/backups/schedule`, s),
   lastBackup: (id: string) => request<{ last: FolderBackup | null }>('GET', `${ws(id)}/backups/last`),
   /** Checks the backup file in full, then adds it as a new workspace. */
   restoreWorkspace: (path: string, passphrase: string, name: string) =>

@@ -771,3 +771,11 @@ export interface FolderBackup {
   error?: string;
   removed?: string[];
 }
+
+/** Settings → Backups' daily schedule; the passphrase itself is never sent back. */
+export interface BackupSchedule {
+  enabled: boolean;
+  folder: string;
+  keep: number;
+  has_passphrase: boolean;
+}
