@@ -61,6 +61,7 @@ Usage:
   rerun serve [--data-dir DIR] [--port N] [--open]
                                              run headless; open the printed URL in a browser
   rerun key create|list|revoke               manage API keys of the MCP endpoint (rerun key for help)
+  rerun backup|restore                       back a workspace up to an encrypted file, restore one (rerun backup -h)
   rerun version, rerun --version             print the version, commit and build date
 
 Flags:
@@ -86,6 +87,8 @@ func main() {
 		err = start(args, false)
 	case "key":
 		err = keyCommand(args)
+	case "backup", "restore":
+		err = backupCommand(cmd, args)
 	case "version":
 		fmt.Println(versionLine())
 	case "help":

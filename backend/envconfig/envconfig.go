@@ -143,3 +143,7 @@ func UpdateFeed() string {
 	}
 	return DefaultUpdateFeed
 }
+
+// BackupPassphrase is RERUN_BACKUP_PASSPHRASE: the passphrase `rerun backup`
+// and `rerun restore` use when no --passphrase-file is given ("": ask).
+func BackupPassphrase() string { return os.Getenv("RERUN_BACKUP_PASSPHRASE") }

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/rerun-build/rerun-desktop/backend/agentfile"
 	"net"
 	"net/http"
 	"net/netip"
@@ -154,10 +155,21 @@ func isTemplateImport(r *http.Request) bool {
 		parts[3] == "templates" && parts[4] == "import"
 }
 
+// isAgentImport reports whether r is POST /api/workspaces/{ws}/agents/import,
+// whose body is a .rerun-agent file.
+func isAgentImport(r *http.Request) bool {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return r.Method == http.MethodPost && len(parts) == 5 && parts[0] == "api" && parts[1] == "workspaces" &&
+		parts[3] == "agents" && parts[4] == "import"
+}
+
 // bodyLimit is MaxBodyBytes, or MaxImportBytes for a skill import, or
-// template.MaxPackageBytes for a template import.
+// template.MaxPackageBytes for a template import, agentfile.MaxBytes for an
+// agent import.
 func bodyLimit(r *http.Request) int64 {
 	switch {
+	case isAgentImport(r):
+		return agentfile.MaxBytes
 	case isSkillImport(r):
 		return MaxImportBytes
 	case isTemplateImport(r):
@@ -168,6 +180,8 @@ func bodyLimit(r *http.Request) int64 {
 
 func tooLarge(r *http.Request) string {
 	switch {
+	case isAgentImport(r):
+		return fmt.Sprintf("the .rerun-agent file is larger than %d MiB, the most an agent file holds", agentfile.MaxBytes>>20)
 	case isSkillImport(r):
 		return "the .zip is larger than 12 MiB; a skill holds at most 10 MiB, so leave large files out"
 	case isTemplateImport(r):

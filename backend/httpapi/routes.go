@@ -97,6 +97,7 @@ func (s *Server) routes() {
 	s.desktopRoutes()      // desktop.go: each agent's browser, its screen WebSocket
 	s.templateRoutes()     // templates.go: the template library, save as template, install, export, import
 	s.brainRoutes()        // brain.go: the workspace's Brain pages and their versions
+	s.backupRoutes()       // backups.go: back up, restore, delete a workspace
 	s.budgetRoutes()       // budgets.go: spend limits of the workspace and its agents, spend per day
 	s.relayRoutes()        // relay.go: the link to a rerun-relay, dead letters, pairing
 	s.onboardingRoutes()   // onboarding.go: the Foreman's onboarding: state, start, skip

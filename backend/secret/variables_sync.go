@@ -67,3 +67,10 @@ func (v *Variables) Reload(ctx context.Context, name string) error {
 	})
 	return nil
 }
+
+// SealFor seals value as the variable name of workspace workspaceID stores
+// it under box: how a restored backup's values are sealed again with this
+// machine's key.
+func SealFor(box *Box, workspaceID, name, value string) (string, error) {
+	return (&Variables{box: box, ws: workspaceID}).Import(name, value)
+}

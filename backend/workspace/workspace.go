@@ -172,6 +172,10 @@ type Workspace struct {
 
 	mu   sync.Mutex
 	info Info
+	// stopServing ends what Home.serve started for this workspace (nil
+	// before); served counts those goroutines.
+	stopServing context.CancelFunc
+	served      sync.WaitGroup
 }
 
 // Info returns the workspace's id and current name.
@@ -390,6 +394,7 @@ func (h *Home) Serve(ctx context.Context) error {
 // serve starts w's run workers, schedule and trigger loops and memory
 // upkeep; h.mu is held.
 func (h *Home) serve(ctx context.Context, w *Workspace) {
+	ctx, w.stopServing = context.WithCancel(ctx) // Delete stops one workspace
 	for name, serve := range map[string]func(context.Context) error{
 		"run workers":   w.Runs.Serve,
 		"schedule loop": w.Schedules.Serve,
@@ -400,17 +405,28 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"onboarding":    w.Foreman.Serve,
 	} {
 		h.group.Add(1)
+		w.served.Add(1)
 		go func() {
 			defer h.group.Done()
+			defer w.served.Done()
 			if err := serve(ctx); err != nil {
 				h.log.Error(name+" stopped", "workspace", w.Info().ID, "err", err)
 			}
 		}()
 	}
 	h.group.Add(1)
+	w.served.Add(1)
 	go func() {
 		defer h.group.Done()
+		defer w.served.Done()
 		h.keepMemory(ctx, w)
+	}()
+	h.group.Add(1)
+	w.served.Add(1)
+	go func() {
+		defer h.group.Done()
+		defer w.served.Done()
+		h.keepBackups(ctx, w) // backup_schedule.go
 	}()
 }
 

@@ -52,6 +52,7 @@ import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
+import type { BackupSchedule, FolderBackup } from './types';
 import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
@@ -193,6 +194,19 @@ export const api = {
   createWorkspace: (name: string) => request<Workspace>('POST', '/api/workspaces', { name }),
   renameWorkspace: (id: string, name: string) => request<Workspace>('PATCH', ws(id), { name }),
   switchWorkspace: (id: string) => request<{ current: string }>('POST', `${ws(id)}/switch`),
+  /** Settings → Backups: one encrypted backup file into folder, keeping the newest `keep` (0: all). */
+  backupWorkspace: (id: string, folder: string, passphrase: string, keep: number) =>
+    request<FolderBackup>('POST', `${ws(id)}/backups`, { folder, passphrase, keep }),
+  getBackupSchedule: (id: string) => request<BackupSchedule>('GET', `${ws(id)}/backups/schedule`),
+  /** Daily backups into folder; passphrase '' keeps the one kept. */
+  setBackupSchedule: (id: string, s: { enabled: boolean; folder: string; keep: number; passphrase: string }) =>
+    request<BackupSchedule>('PUT', `${ws(id)}/backups/schedule`, s),
+  lastBackup: (id: string) => request<{ last: FolderBackup | null }>('GET', `${ws(id)}/backups/last`),
+  /** Checks the backup file in full, then adds it as a new workspace. */
+  restoreWorkspace: (path: string, passphrase: string, name: string) =>
+    request<Workspace>('POST', '/api/workspaces/restore', { path, passphrase, name }),
+  /** Deletes a workspace for good; confirm is its name, typed. */
+  deleteWorkspace: (id: string, confirm: string) => request<{ current: string }>('POST', `${ws(id)}/delete`, { confirm }),
 
   getBoard: (wsId: string) => request<Board>('GET', `${ws(wsId)}/board`),
 
@@ -399,6 +413,11 @@ export const api = {
     request<TemplateInstall>('POST', `${templatePath(wsId, id)}/install`, opts),
   /** Where the browser downloads the .rerun-template (same-origin, the cookie signs it). */
   templateExportUrl: (wsId: string, id: string) => `${templatePath(wsId, id)}/export`,
+  /** A .rerun-agent download: the agent with its memories, soul history and skills, never variables. */
+  agentExportUrl: (wsId: string, id: string) => `${ws(wsId)}/agents/${seg(id)}/export`,
+  /** Adds the agent a .rerun-agent file holds (a new handle when its own is taken). */
+  importAgent: (wsId: string, file: Blob | ArrayBuffer) =>
+    request<Agent>('POST', `${ws(wsId)}/agents/import`, new RawBody(file, 'application/json')),
   /** Adds a template from a .rerun-template file (the file itself is the body); 400 says what is wrong. */
   importTemplate: (wsId: string, file: Blob | ArrayBuffer) =>
     request<Template>('POST', `${ws(wsId)}/templates/import`, new RawBody(file, 'application/zip')),

@@ -66,6 +66,7 @@ export type ChangeKind =
   | 'workspace.created'
   | 'workspace.updated'
   | 'workspace.switched'
+  | 'workspace.deleted'
   | 'box.created'
   | 'box.updated'
   | 'box.deleted'
@@ -760,3 +761,22 @@ export type OutboxDelivery = {
   created_at: string;
   sent_at: string | null;
 };
+
+/** A backup made into a folder (Settings → Backups), or its failure. */
+export interface FolderBackup {
+  path: string;
+  files: number;
+  bytes: number;
+  took: string;
+  finished: string;
+  error?: string;
+  removed?: string[];
+}
+
+/** Settings → Backups' daily schedule; the passphrase itself is never sent back. */
+export interface BackupSchedule {
+  enabled: boolean;
+  folder: string;
+  keep: number;
+  has_passphrase: boolean;
+}
