@@ -17,7 +17,7 @@ const (
 // Query is a search typed by a person, made safe for FTS5.
 type Query struct {
 	// Match is the FTS5 expression: every word and "quoted phrase" must
-	// appear (a bare word also matches as the start of a longer one), none
+	// appear (a word ending in * also as the start of a longer one), none
 	// of the -excluded ones.
 	Match string
 	// Terms are the words and phrases to find, lowercased, for highlighting.
@@ -28,9 +28,14 @@ type Query struct {
 // quoted, so FTS5's operators and column filters (AND, NEAR, col:, ^, …)
 // are plain words here and no input reaches SQLite as a syntax error:
 //
-//	deploy failed      both words (and deployment, failed…)
+//	deploy failed      both words
+//	deploy*            deploy, deployment, deploying…
 //	"rate limit"       the phrase
 //	invoice -draft     invoice but not draft
+//
+// Words match whole unless they end in *: FTS5 reads a prefix's every
+// matching document before the first (100 ms for a common prefix in
+// 100,000 runs), a whole word's newest first as it goes.
 func Parse(text string) (Query, error) {
 	if len(text) > MaxQueryLen {
 		return Query{}, fault.Invalid("the search is %d characters long; keep it under %d", len(text), MaxQueryLen)
@@ -50,8 +55,15 @@ func Parse(text string) (Query, error) {
 		if len(pos)+len(neg) == maxQueryTerms {
 			break
 		}
+		prefix := !t.phrase && strings.HasSuffix(t.text, "*")
+		if prefix {
+			t.text = strings.TrimRight(t.text, "*")
+			if !searchable(t.text) {
+				continue
+			}
+		}
 		q := `"` + strings.ReplaceAll(t.text, `"`, `""`) + `"`
-		if !t.phrase {
+		if prefix {
 			q += "*"
 		}
 		if t.exclude {

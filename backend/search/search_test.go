@@ -25,7 +25,7 @@ func seed(t *testing.T, db *store.DB) {
 	searchtest.Write(t, db,
 		searchtest.Run{ID: "run_1", AgentID: "ag_a", Source: "chat", Status: "done", At: day0, Steps: []searchtest.Step{
 			searchtest.Input("Send the invoice to Globex"),
-			searchtest.Call("c1", "read_file", map[string]string{"path": "invoices/globex.pdf"}),
+			searchtest.Call("c1", "read_file", map[string]string{"path": "invoice/globex.pdf"}),
 			searchtest.Result("c1", "read_file", "Invoice 2291: 1,200 EUR, due December"),
 			searchtest.Model("Sent the invoice."),
 		}},
@@ -89,7 +89,7 @@ func TestSearchFilters(t *testing.T) {
 			[]hit{{"run_3", 1, "input"}, {"run_1", 4, "model"}, {"run_1", 3, "tool_result"}, {"run_1", 2, "tool_call"}, {"run_1", 1, "input"}}},
 		{"notifications too", search.Options{Query: "globex"},
 			[]hit{{"nt_1", 0, "notification"}, {"run_1", 2, "tool_call"}, {"run_1", 1, "input"}}},
-		{"prefix", search.Options{Query: "deploym"},
+		{"prefix", search.Options{Query: "deploym*"},
 			[]hit{{"nt_1", 0, "notification"}, {"run_2", 2, "error"}, {"run_2", 1, "input"}}},
 		{"agent", search.Options{Query: "globex", AgentID: "ag_b"}, []hit{{"nt_1", 0, "notification"}}},
 		{"source", search.Options{Query: "invoice", Source: "trigger"}, []hit{{"run_3", 1, "input"}}},
@@ -100,6 +100,7 @@ func TestSearchFilters(t *testing.T) {
 		{"excluded word", search.Options{Query: "invoice -draft -sent"},
 			[]hit{{"run_1", 3, "tool_result"}, {"run_1", 2, "tool_call"}, {"run_1", 1, "input"}}},
 		{"all words", search.Options{Query: "invoice december"}, []hit{{"run_1", 3, "tool_result"}}},
+		{"whole words", search.Options{Query: "deploym"}, []hit{}},
 		{"phrases are whole words", search.Options{Query: `"deploym"`}, []hit{}},
 		{"nothing", search.Options{Query: "kangaroo"}, []hit{}},
 	} {
@@ -252,14 +253,14 @@ func TestSearchRefusesBadOptions(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	for _, tc := range []struct{ in, match string }{
-		{"deploy", `"deploy"*`},
-		{"deploy failed", `"deploy"* AND "failed"*`},
-		{`"rate limit" hit`, `"rate limit" AND "hit"*`},
-		{`invoice -draft`, `"invoice"* NOT "draft"*`},
-		{`NEAR(a b) OR col:x ^y`, `"NEAR(a"* AND "b)"* AND "OR"* AND "col:x"* AND "^y"*`},
-		{`say "hi`, `"say"* AND "hi"`},
-		{`a"b`, `"a""b"*`},
-		{"tab\there", `"tab"* AND "here"*`},
+		{"deploy", `"deploy"`},
+		{"deploy* failed", `"deploy"* AND "failed"`},
+		{`"rate limit" hit`, `"rate limit" AND "hit"`},
+		{`invoice -draft*`, `"invoice" NOT "draft"*`},
+		{`NEAR(a b) OR col:x ^y x**`, `"NEAR(a" AND "b)" AND "OR" AND "col:x" AND "^y" AND "x"*`},
+		{`say "hi`, `"say" AND "hi"`},
+		{`a"b *`, `"a""b"`},
+		{"tab\there", `"tab" AND "here"`},
 	} {
 		q, err := search.Parse(tc.in)
 		if err != nil {
