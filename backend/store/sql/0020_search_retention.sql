@@ -109,14 +109,16 @@ INSERT INTO search_fts (rowid, text)
 SELECT d.n, nt.title || char(10) || nt.body FROM search_docs d JOIN notifications nt ON nt.id = d.notification_id;
 
 -- Retention: how long this workspace keeps runs (keep_days, 0 = forever)
--- and after how many days tool outputs longer than trim_bytes are cut to
--- that size (trim_days, 0 = never). One row.
+-- and after how many days tool outputs longer than trim_chars are cut to
+-- that length (trim_days, 0 = never). One row. trimmed_through is how far
+-- (runs' created_at) the trimming got: older runs are done.
 CREATE TABLE retention (
-	id         INTEGER PRIMARY KEY CHECK (id = 1),
-	keep_days  INTEGER NOT NULL DEFAULT 90 CHECK (keep_days >= 0),
-	trim_days  INTEGER NOT NULL DEFAULT 30 CHECK (trim_days >= 0),
-	trim_bytes INTEGER NOT NULL DEFAULT 4096 CHECK (trim_bytes >= 256),
-	updated_at TEXT NOT NULL DEFAULT ''
+	id              INTEGER PRIMARY KEY CHECK (id = 1),
+	keep_days       INTEGER NOT NULL DEFAULT 90 CHECK (keep_days >= 0),
+	trim_days       INTEGER NOT NULL DEFAULT 30 CHECK (trim_days >= 0),
+	trim_chars      INTEGER NOT NULL DEFAULT 4096 CHECK (trim_chars >= 256),
+	trimmed_through TEXT NOT NULL DEFAULT '',
+	updated_at      TEXT NOT NULL DEFAULT ''
 ) STRICT;
 
 INSERT INTO retention (id) VALUES (1);
