@@ -49,6 +49,9 @@ func WorkspaceMigrations() fs.FS {
 // pooled connection; a plain db.Exec("PRAGMA …") would set only one of them.
 func dsn(path string) string {
 	q := url.Values{}
+	// A new database gives freed pages back (IncrementalVacuum); it takes
+	// effect only before the first table exists.
+	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
 	q.Add("_pragma", "journal_mode(WAL)")   // readers never block the writer
 	q.Add("_pragma", "synchronous(FULL)")   // a committed step survives power loss
 	q.Add("_pragma", "foreign_keys(1)")     // enforce ON DELETE rules
@@ -257,4 +260,43 @@ func Query[T any](ctx context.Context, db *DB, scan func(Scanner) (T, error), qu
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// EnableIncrementalVacuum makes the database give freed pages back to the
+// file system bit by bit (IncrementalVacuum) instead of keeping them. A
+// database made before this setting needs one full VACUUM to take it; it
+// runs here, once, holding this process's writers back until it is done.
+func (db *DB) EnableIncrementalVacuum(ctx context.Context) error {
+	var mode int
+	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		return fmt.Errorf("read auto_vacuum of %s: %w", db.path, err)
+	}
+	if mode == 2 { // INCREMENTAL
+		return nil
+	}
+	db.writer.Lock()
+	defer db.writer.Unlock()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("vacuum %s: %w", db.path, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return fmt.Errorf("set auto_vacuum of %s: %w", db.path, err)
+	}
+	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("vacuum %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// IncrementalVacuum returns up to pages free pages to the file system, as
+// one small write (a database without incremental vacuum ignores it).
+func (db *DB) IncrementalVacuum(ctx context.Context, pages int) error {
+	db.writer.Lock()
+	defer db.writer.Unlock()
+	if _, err := db.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, pages)); err != nil {
+		return fmt.Errorf("incremental vacuum of %s: %w", db.path, err)
+	}
+	return nil
 }
