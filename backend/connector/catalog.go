@@ -60,6 +60,21 @@ type App struct {
 	OAuth       *OAuth     `json:"oauth,omitempty" yaml:"oauth"`
 	// Skill is the SKILL.md text (front matter name = ID, description).
 	Skill string `json:"skill" yaml:"skill"`
+	// Icon is an https or data: image URL, or for a built-in app the name
+	// of a bundled icon; "" shows a letter.
+	Icon string `json:"icon,omitempty" yaml:"icon"`
+
+	// Source is builtin (curated and reviewed: this file) or registry (an
+	// MCP Registry server: not reviewed by Rerun, ID its registry name).
+	Source string `json:"source" yaml:"-"`
+	// Version, Runtime (npm, pypi, streamable-http, sse) and Needs (why it
+	// cannot install on this computer, "" when it can) of a registry app.
+	Version string `json:"version,omitempty" yaml:"-"`
+	Runtime string `json:"runtime,omitempty" yaml:"-"`
+	Needs   string `json:"needs,omitempty" yaml:"-"`
+	// Secret marks the variables of a registry app that are secrets
+	// (the others are plain text fields of its setup form).
+	Secret map[string]bool `json:"secret,omitempty" yaml:"-"`
 }
 
 // Transport says how to reach an MCP server. Strings may hold ${NAME}
@@ -105,6 +120,9 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	}
 	if err := c.Check(); err != nil {
 		return nil, err
+	}
+	for i := range c.Apps {
+		c.Apps[i].Source = SourceBuiltin
 	}
 	return &c, nil
 }

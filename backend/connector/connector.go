@@ -156,6 +156,7 @@ type Service struct {
 	workspace string
 	vars      Variables
 	catalog   *Catalog
+	registry  *Registry
 	bus       *event.Bus
 	log       *slog.Logger
 	onBlocked func(context.Context, Connector)

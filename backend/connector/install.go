@@ -21,9 +21,16 @@ type Connector struct {
 	ID        string `json:"id"`
 	AgentID   string `json:"agent_id"`
 	Slug      string `json:"slug"`       // its tools are <slug>__<tool>
-	CatalogID string `json:"catalog_id"` // "" for a custom server
-	Name      string `json:"name"`
-	Auth      string `json:"auth"` // none | api_key | oauth
+	CatalogID string `json:"catalog_id"` // "" for a custom server; namespace/name for a registry app
+	// Source is builtin (a catalog app Rerun reviewed), registry (an MCP
+	// Registry server, not reviewed by Rerun) or custom.
+	Source string `json:"source"`
+	Icon   string `json:"icon,omitempty"`
+	// Skill is the skill drafted for a registry app from its description
+	// and tools, shown to the person; "" for the others.
+	Skill string `json:"skill,omitempty"`
+	Name  string `json:"name"`
+	Auth  string `json:"auth"` // none | api_key | oauth
 	// Transport is the configuration, with ${NAME} references, never values.
 	Transport Transport `json:"transport"`
 	OAuth     *OAuth    `json:"oauth,omitempty"`
@@ -34,9 +41,11 @@ type Connector struct {
 	Status    string   `json:"status"`
 	Error     string   `json:"error"`
 	// Next says in one sentence what the person must do, "" when nothing.
-	Next      string     `json:"next"`
-	Tools     []ToolInfo `json:"tools"`
-	PinnedAt  *time.Time `json:"pinned_at"`
+	Next     string     `json:"next"`
+	Tools    []ToolInfo `json:"tools"`
+	PinnedAt *time.Time `json:"pinned_at"`
+	// app is a registry app's entry as installed.
+	app       *App
 	CheckedAt *time.Time `json:"checked_at"`
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
@@ -110,9 +119,13 @@ var credentialName = regexp.MustCompile(`(?i)auth|token|key|secret|passw|cookie`
 
 var agentIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// Install declares a catalog app on an agent. Installing an app the agent
-// already has returns it as it is.
+// Install declares a catalog app on an agent: a built-in one by id, or a
+// registry server by its registry name (namespace/name). Installing an app
+// the agent already has returns it as it is.
 func (s *Service) Install(ctx context.Context, agentID, catalogID string) (Installed, error) {
+	if IsRegistryID(catalogID) {
+		return s.installRegistry(ctx, agentID, catalogID)
+	}
 	app, ok := s.catalog.Get(catalogID)
 	if !ok {
 		return Installed{}, fault.NotFound("no app %q in the catalog; search the catalog for its id", catalogID)
@@ -125,7 +138,7 @@ func (s *Service) Install(ctx context.Context, agentID, catalogID string) (Insta
 		}
 		oauth = &o
 	}
-	return s.insert(ctx, agentID, slugOf(app.ID), app.ID, app.Name, app.Auth, app.Transport, oauth)
+	return s.insert(ctx, agentID, slugOf(app.ID), app.ID, app.Name, app.Auth, app.Transport, oauth, "")
 }
 
 // AddCustom registers a custom MCP server on an agent. Its tool prefix is
@@ -145,7 +158,7 @@ func (s *Service) AddCustom(ctx context.Context, agentID string, c Custom) (Inst
 	} else if !errors.Is(err, fault.ErrNotFound) {
 		return Installed{}, err
 	}
-	return s.insert(ctx, agentID, slug, "", name, auth, t, oauth)
+	return s.insert(ctx, agentID, slug, "", name, auth, t, oauth, "")
 }
 
 // transport checks a custom server's form.
@@ -204,7 +217,7 @@ func (c Custom) transport() (Transport, string, *OAuth, error) {
 	return t, auth, oauth, nil
 }
 
-func (s *Service) insert(ctx context.Context, agentID, slug, catalogID, name, auth string, t Transport, oauth *OAuth) (Installed, error) {
+func (s *Service) insert(ctx context.Context, agentID, slug, catalogID, name, auth string, t Transport, oauth *OAuth, appJSON string) (Installed, error) {
 	if !agentIDRE.MatchString(agentID) {
 		return Installed{}, fault.Invalid("bad agent id %q", agentID)
 	}
@@ -240,8 +253,8 @@ func (s *Service) insert(ctx context.Context, agentID, slug, catalogID, name, au
 			return err
 		}
 		created = true
-		_, err = tx.ExecContext(ctx, `INSERT INTO connectors (id, agent_id, slug, catalog_id, name, auth, config, oauth, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, agentID, slug, catalogID, name, auth, string(config), oauthJSON, now, now)
+		_, err = tx.ExecContext(ctx, `INSERT INTO connectors (id, agent_id, slug, catalog_id, name, auth, config, oauth, app, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, agentID, slug, catalogID, name, auth, string(config), oauthJSON, appJSON, now, now)
 		return err
 	})
 	if err != nil {
@@ -282,14 +295,14 @@ func (s *Service) Uninstall(ctx context.Context, id string) error {
 	return nil
 }
 
-const connectorColumns = `id, agent_id, slug, catalog_id, name, auth, config, oauth, status, error, pinned_at, checked_at, created_at, updated_at`
+const connectorColumns = `id, agent_id, slug, catalog_id, name, auth, config, oauth, app, status, error, pinned_at, checked_at, created_at, updated_at`
 
 func scanConnector(r store.Scanner) (Connector, error) {
 	var c Connector
-	var config, oauth string
+	var config, oauth, app string
 	var pinned, checked sql.NullString
 	var created, updated string
-	if err := r.Scan(&c.ID, &c.AgentID, &c.Slug, &c.CatalogID, &c.Name, &c.Auth, &config, &oauth, &c.Status, &c.Error,
+	if err := r.Scan(&c.ID, &c.AgentID, &c.Slug, &c.CatalogID, &c.Name, &c.Auth, &config, &oauth, &app, &c.Status, &c.Error,
 		&pinned, &checked, &created, &updated); err != nil {
 		return c, err
 	}
@@ -301,6 +314,18 @@ func scanConnector(r store.Scanner) (Connector, error) {
 		if err := json.Unmarshal([]byte(oauth), c.OAuth); err != nil {
 			return c, fmt.Errorf("connector %s: bad oauth settings: %w", c.ID, err)
 		}
+	}
+	switch {
+	case app != "":
+		c.app = &App{}
+		if err := json.Unmarshal([]byte(app), c.app); err != nil {
+			return c, fmt.Errorf("connector %s: bad registry entry: %w", c.ID, err)
+		}
+		c.Source, c.Icon = SourceRegistry, c.app.Icon
+	case c.CatalogID != "":
+		c.Source = SourceBuiltin
+	default:
+		c.Source = "custom"
 	}
 	if pinned.Valid {
 		t := store.ParseTime(pinned.String)
@@ -356,6 +381,13 @@ func (s *Service) query(ctx context.Context, where string, args ...any) ([]Conne
 		c := &list[i]
 		if c.Tools, err = s.tools(ctx, c.ID, c.Slug); err != nil {
 			return nil, err
+		}
+		if c.app != nil {
+			c.Skill = draftSkill(c.Slug, *c.app, c.Tools)
+		} else if c.Source == SourceBuiltin {
+			if a, ok := s.catalog.Get(c.CatalogID); ok {
+				c.Icon = a.Icon
+			}
 		}
 		s.settle(c)
 	}
@@ -414,7 +446,7 @@ func (c Connector) tokenVariable() string {
 // formConnector is the connector name of the setup form, which prefixes
 // the variables its secret fields are stored in.
 func (c Connector) formConnector() string {
-	if c.CatalogID != "" {
+	if c.CatalogID != "" && c.app == nil {
 		return c.CatalogID
 	}
 	return c.Slug
@@ -436,7 +468,10 @@ func (s *Service) form(c Connector) pause.ConnectorRequest {
 	req := pause.ConnectorRequest{Connector: c.formConnector(), Title: "Connect " + c.Name, Fields: []pause.Field{}}
 	prefix := varPrefix(c.Slug)
 	var app App
-	if c.CatalogID != "" {
+	if c.app != nil {
+		app = *c.app
+		req.Description = app.Description + " (From the MCP Registry: not reviewed by Rerun.)"
+	} else if c.CatalogID != "" {
 		app, _ = s.catalog.Get(c.CatalogID)
 		req.Description = app.Description
 	}
@@ -449,6 +484,11 @@ func (s *Service) form(c Connector) pause.ConnectorRequest {
 		}
 		_, set := s.lookup(n)
 		f := pause.Field{Name: field, Label: n, Type: pause.FieldSecret, Required: !set, Options: []string{}}
+		if c.app != nil && !app.Secret[n] {
+			// A setting, not a credential: still kept in a variable, as
+			// the server reads it from there.
+			f.Help = strings.TrimSpace(f.Help + " (A setting, not a secret.)")
+		}
 		for _, v := range app.Variables {
 			if v.Name == n {
 				f.Label, f.Help = v.Label, v.Help

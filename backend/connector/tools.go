@@ -414,6 +414,9 @@ func (s *Service) LoadSkill(ctx context.Context, agentID, name string) (skill.Sk
 }
 
 func (s *Service) skillOf(c Connector) (skill.Skill, error) {
+	if c.app != nil {
+		return skill.Parse([]byte(draftSkill(c.Slug, *c.app, c.Tools)))
+	}
 	if c.CatalogID != "" {
 		app, ok := s.catalog.Get(c.CatalogID)
 		if !ok {
