@@ -78,7 +78,9 @@ func (s *Service) forget() {
 }
 
 // NewService returns the key service of the workspace whose database is db.
-func NewService(db *store.DB) *Service { return &Service{db: db, touched: map[string]time.Time{}, live: map[string]liveKey{}} }
+func NewService(db *store.DB) *Service {
+	return &Service{db: db, touched: map[string]time.Time{}, live: map[string]liveKey{}}
+}
 
 func hash(key string) string {
 	sum := sha256.Sum256([]byte(key))
