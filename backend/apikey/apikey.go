@@ -56,10 +56,31 @@ type Service struct {
 	mu       sync.Mutex
 	touched  map[string]time.Time // last_used_at written at most once a minute per key
 	watchers []func(Key)
+	// live caches Authenticate's answers by the key's hash, so a client's
+	// every call is not a query. Revoke and SetToolSet empty it before they
+	// return, so a revoked key is refused at once; an entry older than
+	// liveFor is asked again (another process may share the database).
+	live map[string]liveKey
+}
+
+type liveKey struct {
+	key Key
+	at  time.Time
+}
+
+const liveFor = 2 * time.Second
+
+// forget empties the Authenticate cache.
+func (s *Service) forget() {
+	s.mu.Lock()
+	clear(s.live)
+	s.mu.Unlock()
 }
 
 // NewService returns the key service of the workspace whose database is db.
-func NewService(db *store.DB) *Service { return &Service{db: db, touched: map[string]time.Time{}} }
+func NewService(db *store.DB) *Service {
+	return &Service{db: db, touched: map[string]time.Time{}, live: map[string]liveKey{}}
+}
 
 func hash(key string) string {
 	sum := sha256.Sum256([]byte(key))
@@ -121,6 +142,8 @@ func (s *Service) List(ctx context.Context) ([]Key, error) {
 
 // Revoke stops a key from working, at once. The record stays, marked revoked.
 func (s *Service) Revoke(ctx context.Context, id string) (Key, error) {
+	defer s.forget()
+	s.forget() // no call authenticated while the update runs keeps the key
 	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? OR prefix = ?`,
 		store.FormatTime(time.Now()), id, id)
 	if err != nil {
@@ -139,6 +162,7 @@ func (s *Service) SetToolSet(ctx context.Context, id, set string) (Key, error) {
 	if set != ToolsFull && set != ToolsCompact {
 		return Key{}, fault.Invalid("tool_set is %q or %q, not %q", ToolsFull, ToolsCompact, set)
 	}
+	defer s.forget()
 	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET tool_set = ? WHERE (id = ? OR prefix = ?) AND revoked_at IS NULL`, set, id, id)
 	if err != nil {
 		return Key{}, fmt.Errorf("set the tool set of API key %s: %w", id, err)
@@ -173,6 +197,14 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
 		return Key{}, false
 	}
 	want := hash(plain)
+	now := time.Now()
+	s.mu.Lock()
+	c, ok := s.live[want]
+	s.mu.Unlock()
+	if ok && now.Sub(c.at) < liveFor {
+		s.touch(c.key.ID)
+		return c.key, true
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, hash FROM api_keys WHERE prefix = ? AND revoked_at IS NULL`, plain[:shownPrefix])
 	if err != nil {
 		return Key{}, false
@@ -187,6 +219,12 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
 		}
 		if subtle.ConstantTimeCompare([]byte(stored), []byte(want)) == 1 {
 			k.CreatedAt = store.ParseTime(created)
+			s.mu.Lock()
+			if len(s.live) > 1000 {
+				clear(s.live)
+			}
+			s.live[want] = liveKey{k, now}
+			s.mu.Unlock()
 			s.touch(k.ID)
 			return k, true
 		}

@@ -82,3 +82,46 @@ func TestSetToolSet(t *testing.T) {
 		t.Errorf("watchers saw %v, want one change to compact", seen)
 	}
 }
+
+// TestRevokedKeyRefusedAtOnce: Authenticate answers from its cache, and a
+// revoke (or a tool-set change) is seen by the very next call.
+func TestRevokedKeyRefusedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s := NewService(storetest.Open(t))
+	plain, k, err := s.Create(ctx, "cached")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // the second and third answers come from the cache
+		if _, ok := s.Authenticate(ctx, plain); !ok {
+			t.Fatalf("call %d refused a live key", i)
+		}
+	}
+	if _, err := s.SetToolSet(ctx, k.ID, ToolsCompact); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Authenticate(ctx, plain); !ok || got.ToolSet != ToolsCompact {
+		t.Fatalf("after SetToolSet: %+v %v, want the compact set", got, ok)
+	}
+	if _, err := s.Revoke(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Authenticate(ctx, plain); ok {
+		t.Fatal("a revoked key was accepted from the cache")
+	}
+}
+
+func BenchmarkAuthenticate(b *testing.B) {
+	ctx := context.Background()
+	s := NewService(storetest.Open(b))
+	plain, _, err := s.Create(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, ok := s.Authenticate(ctx, plain); !ok {
+			b.Fatal("refused")
+		}
+	}
+}

@@ -165,9 +165,10 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		res = mcp.NewToolResultError(mask(t.errorText(err)))
 	} else {
+		// Compact: the answer is read by programs and models, and every
+		// byte of it is escaped again into the JSON-RPC envelope.
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
-		enc.SetIndent("", "  ")
 		// A masked result keeps & < > as they are, as the agents' tools
 		// write them: a value percent-encoded is masked as the agents'
 		// tools mask it.

@@ -369,7 +369,7 @@ func TestStatelessCurl(t *testing.T) {
 	e := newEnv(t)
 	auth := map[string]string{"Authorization": "Bearer " + e.key}
 	code, body := post(t, e, auth, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_agents","arguments":{}}}`)
-	if code != 200 || !strings.Contains(body, `\"agents\": []`) {
+	if code != 200 || !strings.Contains(body, `\"agents\":[]`) {
 		t.Errorf("tools/call without initialize: %d %s", code, body)
 	}
 	code, body = post(t, e, auth, `{"jsonrpc":"2.0","id":1,"method":"no/such"}`)
