@@ -6,6 +6,7 @@ export type DialogState =
   | { kind: 'renameBox'; box: Box }
   | { kind: 'deleteBox'; box: Box }
   | { kind: 'newAgent'; boxId?: string }
+  | { kind: 'renameAgent'; agent: Agent }
   | { kind: 'deleteAgent'; agent: Agent }
   | { kind: 'newWorkspace' }
   | { kind: 'renameWorkspace' }
@@ -18,6 +19,6 @@ export type DialogState =
   | { kind: 'joinWorkspace' }
   | { kind: 'desktops' }
   | { kind: 'templates' }
-  | { kind: 'brain' }
+  | { kind: 'brain'; pageId?: string }
   | { kind: 'saveTemplate'; agent: Agent }
   | { kind: 'about' };
