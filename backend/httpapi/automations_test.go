@@ -71,8 +71,13 @@ func TestSchedulesThroughTheAPI(t *testing.T) {
 
 	var board httpapi.Board
 	e.do(t, "GET", base+"/board", "", &board)
-	if a := board.Automations[agentID]; a.Schedules != 1 || a.Triggers != 0 {
-		t.Errorf("board automations %v, want 1 schedule for the agent", board.Automations)
+	if a := board.Automations[agentID]; a.Schedules != 1 || a.Triggers != 0 || a.SchedulesPaused != 1 {
+		t.Errorf("board automations %v, want 1 schedule for the agent, paused", board.Automations)
+	}
+	e.do(t, "PATCH", base+"/schedules/"+id, `{"enabled":true}`, nil)
+	e.do(t, "GET", base+"/board", "", &board)
+	if a := board.Automations[agentID]; a.Schedules != 1 || a.SchedulesPaused != 0 {
+		t.Errorf("board automations after resuming %v, want 1 active schedule", board.Automations)
 	}
 
 	if got := e.do(t, "DELETE", base+"/schedules/"+id, "", nil); got != 204 {
@@ -268,8 +273,8 @@ func TestTriggersThroughTheAPI(t *testing.T) {
 
 	var board httpapi.Board
 	e.do(t, "GET", base+"/board", "", &board)
-	if a := board.Automations[agentID]; a.Triggers != 1 || a.Schedules != 0 {
-		t.Errorf("board automations %v, want 1 trigger", board.Automations)
+	if a := board.Automations[agentID]; a.Triggers != 1 || a.Schedules != 0 || a.TriggersPaused != 1 {
+		t.Errorf("board automations %v, want 1 trigger, paused", board.Automations)
 	}
 	if got := e.do(t, "DELETE", base+"/triggers/"+id, "", nil); got != 204 {
 		t.Errorf("delete: %d", got)

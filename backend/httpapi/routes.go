@@ -180,9 +180,13 @@ type Board struct {
 }
 
 // Automations is how many scheduled tasks and webhook triggers an agent has.
+// The paused ones (after a template install, or switched off) are counted
+// apart too: the board draws their badges muted.
 type Automations struct {
-	Schedules int `json:"schedules"`
-	Triggers  int `json:"triggers"`
+	Schedules       int `json:"schedules"`
+	Triggers        int `json:"triggers"`
+	SchedulesPaused int `json:"schedules_paused,omitempty"`
+	TriggersPaused  int `json:"triggers_paused,omitempty"`
 }
 
 func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (Board, error) {
@@ -210,13 +214,22 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 	if err != nil {
 		return Board{}, err
 	}
+	pausedSchedules, err := ws.Schedules.PausedByAgent(ctx)
+	if err != nil {
+		return Board{}, err
+	}
+	pausedTriggers, err := ws.Triggers.PausedByAgent(ctx)
+	if err != nil {
+		return Board{}, err
+	}
 	automations := map[string]Automations{}
 	for id, n := range schedules {
-		automations[id] = Automations{Schedules: n}
+		automations[id] = Automations{Schedules: n, SchedulesPaused: pausedSchedules[id]}
 	}
 	for id, n := range triggers {
 		a := automations[id]
 		a.Triggers = n
+		a.TriggersPaused = pausedTriggers[id]
 		automations[id] = a
 	}
 	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open, Held: ws.Runs.Held(),

@@ -597,8 +597,18 @@ func (s *Service) Preview(sp Spec, n int) (Preview, error) {
 // CountByAgent returns how many schedules each agent has (agents without
 // any are left out): the board's clock badges.
 func (s *Service) CountByAgent(ctx context.Context) (map[string]int, error) {
+	return s.countByAgent(ctx, `SELECT agent_id, count(*) FROM schedules GROUP BY agent_id`)
+}
+
+// PausedByAgent returns how many of each agent's schedules are paused (agents
+// without a paused one are left out): the board draws those badges muted.
+func (s *Service) PausedByAgent(ctx context.Context) (map[string]int, error) {
+	return s.countByAgent(ctx, `SELECT agent_id, count(*) FROM schedules WHERE enabled = 0 GROUP BY agent_id`)
+}
+
+func (s *Service) countByAgent(ctx context.Context, query string) (map[string]int, error) {
 	out := map[string]int{}
-	rows, err := s.db.QueryContext(ctx, `SELECT agent_id, count(*) FROM schedules GROUP BY agent_id`)
+	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("count schedules: %w", err)
 	}

@@ -3,15 +3,17 @@
 import { errorMessage } from './api';
 
 export type ToastKind = 'error' | 'info' | 'success';
-export type Toast = { id: number; kind: ToastKind; text: string };
+/** A button in the toast ("Undo"); pressing it dismisses the toast. */
+export type ToastAction = { label: string; run: () => void };
+export type Toast = { id: number; kind: ToastKind; text: string; action?: ToastAction };
 
 class Toasts {
   list = $state<Toast[]>([]);
   private next = 1;
 
-  push(kind: ToastKind, text: string, ms = kind === 'error' ? 8000 : 3500): number {
+  push(kind: ToastKind, text: string, ms = kind === 'error' ? 8000 : 3500, action?: ToastAction): number {
     const id = this.next++;
-    this.list = [...this.list, { id, kind, text }].slice(-5);
+    this.list = [...this.list, { id, kind, text, action }].slice(-5);
     if (ms > 0) setTimeout(() => this.dismiss(id), ms);
     return id;
   }

@@ -44,7 +44,8 @@ export type Board = {
   automations?: Record<string, AutomationCounts>;
 };
 
-export type AutomationCounts = { schedules: number; triggers: number };
+/** Schedules and triggers of one agent; the paused ones are counted apart too (absent: none paused). */
+export type AutomationCounts = { schedules: number; triggers: number; schedules_paused?: number; triggers_paused?: number };
 
 export type WorkspaceList = { workspaces: Workspace[]; current: string };
 
