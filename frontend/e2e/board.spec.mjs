@@ -142,6 +142,7 @@ describe('board', () => {
     await agent(page, grace).focus();
     await page.keyboard.press('Shift+F10');
     await page.getByRole('menu').first().waitFor();
+    await page.keyboard.press('ArrowDown'); // Rename…
     await page.keyboard.press('ArrowDown'); // Move to Box
     await page.keyboard.press('ArrowRight');
     await page.getByRole('menu', { name: 'Move to Box' }).waitFor();

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, repoRoot, shoot, startFakeLLM, startServer } from './harness.mjs';
+import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, repoRoot, shoot, startFakeLLM, startServer } from '../harness.mjs';
 
 const AXE = [process.env.AXE_PATH, join(repoRoot, 'frontend/node_modules/axe-core/axe.min.js'), '/tmp/axe/package/axe.min.js'].find(
   (p) => p && existsSync(p),
@@ -78,19 +78,26 @@ describe('words and looks', () => {
     ada = await addAgent(page, 'Ada Lovelace', 'Main');
     wsId = (await call('GET', '/api/workspaces')).current;
     adaId = (await call('GET', `/api/workspaces/${wsId}/board`)).agents.find((a) => a.handle === ada).id;
-    await page.keyboard.press('Escape');
+    // The panel opens on the new coworker (Escape would close it now).
+    if (!(await page.getByTestId('agent-panel').isVisible())) await agent(page, ada).click();
+    await page.getByTestId('agent-panel').waitFor();
     await axeClean(page, 'the board with its panel');
     for (const tab of ['Chat', 'To handle', 'Desktop', 'Monitoring', 'Logs', 'Memory', 'Skills', 'Apps', 'Automations', 'Settings']) {
       await openTab(page, tab);
       await axeClean(page, `the ${tab} tab`, '[data-testid="agent-panel"]');
     }
+    await page.keyboard.press('Escape'); // the panel closes: the gear is on the top bar it overlaps
+    await page.getByTestId('agent-panel').waitFor({ state: 'detached' });
     await page.getByTestId('open-settings').click();
     await page.getByRole('menuitem', { name: /^General/ }).click();
     await page.getByTestId('general-settings-dialog').waitFor();
     await axeClean(page, 'Settings → General', '[data-testid="general-settings-dialog"]');
     await page.keyboard.press('Escape');
-    await page.getByTestId('open-settings').click();
-    await page.getByRole('menuitem', { name: /^Models/ }).click();
+    await page.getByTestId('general-settings-dialog').waitFor({ state: 'detached' });
+    // Closing a dialog opened from the gear goes back to its menu.
+    const models = page.getByRole('menuitem', { name: /^Models/ });
+    if (!(await models.isVisible())) await page.getByTestId('open-settings').click();
+    await models.click();
     await page.getByRole('dialog').waitFor();
     await axeClean(page, 'Settings → Models', '[role="dialog"]');
     await page.keyboard.press('Escape');
