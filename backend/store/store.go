@@ -49,13 +49,11 @@ func WorkspaceMigrations() fs.FS {
 // pooled connection; a plain db.Exec("PRAGMA …") would set only one of them.
 func dsn(path string) string {
 	q := url.Values{}
-	// A new database gives freed pages back (IncrementalVacuum); it takes
-	// effect only before the first table exists.
-	q.Add("_pragma", "auto_vacuum(INCREMENTAL)")
+	// busy_timeout comes first: every later pragma may need a lock.
+	q.Add("_pragma", "busy_timeout(30000)") // wait for another process's writer instead of SQLITE_BUSY
 	q.Add("_pragma", "journal_mode(WAL)")   // readers never block the writer
 	q.Add("_pragma", "synchronous(FULL)")   // a committed step survives power loss
 	q.Add("_pragma", "foreign_keys(1)")     // enforce ON DELETE rules
-	q.Add("_pragma", "busy_timeout(30000)") // wait for another process's writer instead of SQLITE_BUSY
 	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
 	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
 	q.Set("_txlock", "immediate")
@@ -78,6 +76,10 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	if err := db.PingContext(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := db.incrementalVacuumIfNew(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
 	}
 	if migrations != nil {
 		if err := db.migrate(ctx, migrations); err != nil {
@@ -286,6 +288,37 @@ func (db *DB) EnableIncrementalVacuum(ctx context.Context) error {
 	}
 	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
 		return fmt.Errorf("vacuum %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// incrementalVacuumIfNew makes a brand-new database give freed pages back
+// (IncrementalVacuum). The setting takes only before the first table, and
+// it is set here, once, rather than as a pragma of every pooled connection:
+// on a database that has tables that pragma opens a write transaction each
+// time a connection opens, and those collided with the writer.
+func (db *DB) incrementalVacuumIfNew(ctx context.Context) error {
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+		return fmt.Errorf("open database %s: %w", db.path, err)
+	}
+	if tables > 0 {
+		return nil
+	}
+	db.writer.Lock()
+	defer db.writer.Unlock()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", db.path, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return fmt.Errorf("set auto_vacuum of %s: %w", db.path, err)
+	}
+	// The mode is kept in the file once the database has content; VACUUM
+	// writes it now, while that is still cheap.
+	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("set auto_vacuum of %s: %w", db.path, err)
 	}
 	return nil
 }
