@@ -181,6 +181,7 @@ func start(args []string, window bool) error {
 		MCP:     mcpapi.Handler(home, version, log),
 		// Start at login opens the window's build hidden in the tray.
 		Autostart: autostartEntry(window, dir),
+		Window:    window, // what closing the window does applies
 	})
 	url := local + "/?token=" + token
 

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/prefs"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -46,7 +47,34 @@ func Run(ctx context.Context, o Options) error {
 		withWindow(func(c context.Context) { runtime.WindowShow(c); runtime.WindowUnminimise(c) })
 	}
 	var quitting atomic.Bool
+	// confirmQuit asks before quitting while coworkers work (the window is
+	// shown first: the question belongs to it). It runs off the UI thread:
+	// a dialog opened from a close handler would wait for itself.
+	confirmQuit := func() bool {
+		title, message, ask := quitQuestion(working(ctx, o.Home))
+		if !ask {
+			return true
+		}
+		ok := true
+		withWindow(func(c context.Context) {
+			show()
+			answer, err := runtime.MessageDialog(c, runtime.MessageDialogOptions{
+				Type: runtime.QuestionDialog, Title: title, Message: message,
+				Buttons: []string{"Quit", "Keep working"}, DefaultButton: "Keep working", CancelButton: "Keep working",
+			})
+			if err != nil {
+				log.Info("ask before quitting", "err", err)
+				return
+			}
+			// Linux shows Yes/No whatever the buttons; macOS and Windows name them.
+			ok = answer == "Quit" || answer == "Yes"
+		})
+		return ok
+	}
 	quit := func() {
+		if !confirmQuit() {
+			return
+		}
 		quitting.Store(true)
 		withWindow(runtime.Quit)
 	}
@@ -85,8 +113,20 @@ func Run(ctx context.Context, o Options) error {
 			OnSecondInstanceLaunch: func(options.SecondInstanceData) { show() },
 		},
 		OnBeforeClose: func(wctx context.Context) (keep bool) {
-			if quitting.Load() || !t.shown() {
+			whenClosed := prefs.InBackground
+			if dataDir != "" {
+				whenClosed = prefs.Open(dataDir).Get().WhenClosed
+			}
+			switch onClose(quitting.Load(), t.shown(), whenClosed) {
+			case closeAnyway:
 				return false
+			case closeQuit:
+				if working(ctx, o.Home) == 0 {
+					quitting.Store(true)
+					return false
+				}
+				go quit() // asks first; the window stays until answered
+				return true
 			}
 			runtime.WindowHide(wctx)
 			if dataDir != "" {

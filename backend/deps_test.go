@@ -154,7 +154,7 @@ func hasGo(entries []os.DirEntry) bool {
 var layers = map[string]int{
 	"fault": 0, "event": 0, "store": 0, "llm": 0, "prompt": 0, "sandbox": 0,
 	"jsonarg": 1, "backup": 1, "agentfile": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
-	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1, "budget": 1, "autostart": 1, "update": 1,
+	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1, "budget": 1, "autostart": 1, "prefs": 1, "update": 1,
 	"search": 1, "retention": 1,
 	"notify": 2, "replica": 2, "models": 2, "tool": 2,
 	"browser": 3, "connector": 3, "outbox": 3,

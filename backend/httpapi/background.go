@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/rerun-build/rerun-desktop/backend/autostart"
+	"github.com/rerun-build/rerun-desktop/backend/prefs"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -16,11 +17,28 @@ type heldBody struct {
 	Held bool `json:"held"`
 }
 
+// preferencesBody is this computer's preferences, and whether they apply:
+// only the desktop window has a window to close.
+type preferencesBody struct {
+	prefs.Prefs
+	Window bool `json:"window"`
+}
+
 // backgroundRoutes serve what keeps Rerun working away from the window:
-// starting at login (this computer's, not a workspace's) and the pause-all
-// switch of a workspace's coworkers.
+// starting at login and what closing the window does (this computer's, not
+// a workspace's), and the pause-all switch of a workspace's coworkers.
 func (s *Server) backgroundRoutes() {
 	m := s.mux
+	m.HandleFunc("GET /api/preferences", endpoint(s, 200, func(context.Context, *http.Request, none) (preferencesBody, error) {
+		return preferencesBody{s.prefs.Get(), s.cfg.Window}, nil
+	}))
+	m.HandleFunc("PUT /api/preferences", endpoint(s, 200, func(_ context.Context, _ *http.Request, in prefs.Change) (preferencesBody, error) {
+		p, err := s.prefs.Set(in)
+		if err == nil {
+			s.log.Info("preferences", "when_closed", p.WhenClosed)
+		}
+		return preferencesBody{p, s.cfg.Window}, err
+	}))
 	m.HandleFunc("GET /api/autostart", endpoint(s, 200, func(context.Context, *http.Request, none) (autostart.State, error) {
 		return s.cfg.Autostart.State(), nil
 	}))

@@ -81,3 +81,40 @@ func TestHoldRoutes(t *testing.T) {
 		t.Fatalf("PUT resume = %d %+v", code, h)
 	}
 }
+
+// What closing the window does: kept in the data directory across
+// restarts; a choice that does not exist is refused and changes nothing.
+func TestPreferencesRoutes(t *testing.T) {
+	data := t.TempDir()
+	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	type body struct {
+		WhenClosed string `json:"when_closed"`
+		Window     bool   `json:"window"`
+	}
+	serve := func(window bool) *env {
+		srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: token, DataDir: data, Window: window}))
+		t.Cleanup(srv.Close)
+		return &env{srv: srv, home: home, ws: home.Current()}
+	}
+	e := serve(true)
+	var p body
+	if code := e.do(t, "GET", "/api/preferences", "", &p); code != 200 || p.WhenClosed != "background" || !p.Window {
+		t.Fatalf("GET = %d %+v, want background in a window", code, p)
+	}
+	if code := e.do(t, "PUT", "/api/preferences", `{"when_closed":"quit"}`, &p); code != 200 || p.WhenClosed != "quit" {
+		t.Fatalf("PUT quit = %d %+v", code, p)
+	}
+	var fail struct{ Error string }
+	if code := e.do(t, "PUT", "/api/preferences", `{"when_closed":"minimise"}`, &fail); code != 400 || !strings.Contains(fail.Error, `"background"`) {
+		t.Fatalf("PUT minimise = %d %q, want 400 naming the choices", code, fail.Error)
+	}
+	// Another server on the same data directory (the next launch) reads it.
+	e = serve(false)
+	if code := e.do(t, "GET", "/api/preferences", "", &p); code != 200 || p.WhenClosed != "quit" || p.Window {
+		t.Fatalf("GET after restart = %d %+v, want quit kept, no window", code, p)
+	}
+}

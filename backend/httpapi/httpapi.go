@@ -9,6 +9,7 @@ package httpapi
 
 import (
 	"github.com/rerun-build/rerun-desktop/backend/autostart"
+	"github.com/rerun-build/rerun-desktop/backend/prefs"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -59,15 +60,19 @@ type Config struct {
 	// Autostart is the start-at-login entry of this binary (nil: not
 	// available here, as in tests and on other systems).
 	Autostart *autostart.Entry
+	// Window says the desktop window shows this handler, so the preference
+	// of what closing it does applies (GET /api/preferences).
+	Window bool
 	// Heartbeat overrides HeartbeatInterval (tests).
 	Heartbeat time.Duration
 }
 
 // Server is the UI's HTTP handler.
 type Server struct {
-	cfg Config
-	log *slog.Logger
-	mux *http.ServeMux
+	cfg   Config
+	log   *slog.Logger
+	mux   *http.ServeMux
+	prefs *prefs.Store // this computer's preferences, in the data directory
 }
 
 // New returns the handler for cfg.
@@ -79,6 +84,11 @@ func New(cfg Config) *Server {
 		cfg.Heartbeat = HeartbeatInterval
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	dir := cfg.DataDir
+	if dir == "" && cfg.Home != nil {
+		dir = cfg.Home.DataDir()
+	}
+	s.prefs = prefs.Open(dir)
 	s.routes()
 	return s
 }

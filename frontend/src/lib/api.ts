@@ -50,6 +50,7 @@ import type {
 } from './types';
 import type { BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
+import type { Preferences, WhenClosed } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
 import type { BackupSchedule, FolderBackup } from './types';
@@ -344,6 +345,8 @@ export const api = {
   setVariableSync: (wsId: string, enabled: boolean) => request<VariableSync>('PUT', `${ws(wsId)}/settings/variable-sync`, { enabled }),
   getAutostart: () => request<Autostart>('GET', '/api/autostart'),
   setAutostart: (enabled: boolean) => request<Autostart>('PUT', '/api/autostart', { enabled }),
+  getPreferences: () => request<Preferences>('GET', '/api/preferences'),
+  setWhenClosed: (when_closed: WhenClosed) => request<Preferences>('PUT', '/api/preferences', { when_closed }),
   getHold: (wsId: string) => request<{ held: boolean }>('GET', `${ws(wsId)}/hold`),
   setHold: (wsId: string, held: boolean) => request<{ held: boolean }>('PUT', `${ws(wsId)}/hold`, { held }),
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api } from './api';
-import { autostartHint } from './autostart';
+import { WHEN_CLOSED_CHOICES, autostartHint } from './autostart';
 
 let calls: { url: string; init: RequestInit }[];
 beforeEach(() => {
@@ -39,5 +39,22 @@ describe('start at login', () => {
     expect(autostartHint({ enabled: true, available: true, path: '/p/rerun.desktop' })).toContain('/p/rerun.desktop');
     expect(autostartHint({ enabled: false, available: true, path: '/p' })).toMatch(/^Off/);
     expect(autostartHint({ enabled: false, available: false, path: '' })).toMatch(/^Not available/);
+  });
+});
+
+describe('when the window closes', () => {
+  it('reads and sets the choice of this computer', async () => {
+    await api.getPreferences();
+    expect(calls[0]!.url).toBe('/api/preferences');
+    expect(calls[0]!.init.method).toBe('GET');
+    await api.setWhenClosed('quit');
+    expect(calls[1]!.url).toBe('/api/preferences');
+    expect(calls[1]!.init.method).toBe('PUT');
+    expect(JSON.parse(calls[1]!.init.body as string)).toEqual({ when_closed: 'quit' });
+  });
+
+  it('offers keeping working first, and says quitting asks', () => {
+    expect(WHEN_CLOSED_CHOICES.map((c) => c.id)).toEqual(['background', 'quit']);
+    expect(WHEN_CLOSED_CHOICES[1]!.hint).toContain('asking first');
   });
 });

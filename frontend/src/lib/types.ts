@@ -140,6 +140,10 @@ export type RunSummary = {
 export type VariableSync = { enabled: boolean };
 /** Start at login (Settings → General): the entry written for this computer. */
 export type Autostart = { enabled: boolean; available: boolean; path: string };
+/** What closing the window does: hide it (the coworkers keep working) or quit. */
+export type WhenClosed = 'background' | 'quit';
+/** This computer's choices about the app; `window` says they apply (the desktop window, not `rerun serve`). */
+export type Preferences = { when_closed: WhenClosed; window: boolean };
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };

@@ -1,0 +1,130 @@
+// Package prefs keeps this computer's choices about the app itself, as
+// opposed to a workspace's settings: for now what closing the window does.
+// They live in the data directory as preferences.json; a file that cannot
+// be read gives the defaults (and is overwritten at the next change), so a
+// damaged file never keeps the app from starting.
+package prefs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/rerun-build/rerun-desktop/backend/fault"
+)
+
+// What closing the window does.
+const (
+	// InBackground hides the window; the coworkers keep working and the
+	// tray icon opens it again. The default.
+	InBackground = "background"
+	// Quit quits Rerun (asking first when coworkers are working).
+	Quit = "quit"
+)
+
+// Prefs are the choices.
+type Prefs struct {
+	// WhenClosed is what closing the window does: InBackground or Quit.
+	WhenClosed string `json:"when_closed"`
+}
+
+// Change is a partial update: what is nil stays.
+type Change struct {
+	WhenClosed *string `json:"when_closed"`
+}
+
+// Defaults are the choices of a computer that made none.
+func Defaults() Prefs { return Prefs{WhenClosed: InBackground} }
+
+const fileName = "preferences.json"
+
+// Store reads and writes one data directory's preferences.
+type Store struct {
+	path string
+	mu   sync.Mutex // one change at a time
+}
+
+// Open is the store of the data directory dir; with none ("") it keeps
+// the defaults and refuses changes.
+func Open(dir string) *Store {
+	if dir == "" {
+		return &Store{}
+	}
+	return &Store{path: filepath.Join(dir, fileName)}
+}
+
+// Get returns the preferences, complete: what was never set, or cannot be
+// read, is the default.
+func (s *Store) Get() Prefs {
+	p, _ := s.read()
+	return p
+}
+
+func (s *Store) read() (Prefs, error) {
+	p := Defaults()
+	if s.path == "" {
+		return p, nil
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return p, nil
+		}
+		return p, err
+	}
+	return parse(b)
+}
+
+// parse reads a preferences file, keeping the defaults for what it lacks
+// or holds that this version does not know.
+func parse(b []byte) (Prefs, error) {
+	p := Defaults()
+	var saved Prefs
+	if err := json.Unmarshal(b, &saved); err != nil {
+		return p, fmt.Errorf("read %s: %w", fileName, err)
+	}
+	if checkWhenClosed(saved.WhenClosed) == nil {
+		p.WhenClosed = saved.WhenClosed
+	}
+	return p, nil
+}
+
+func checkWhenClosed(v string) error {
+	if v != InBackground && v != Quit {
+		return fault.Invalid("when_closed is %q; use %q (keep working in the background) or %q", v, InBackground, Quit)
+	}
+	return nil
+}
+
+// Set applies c and returns the preferences as saved. An invalid value
+// changes nothing.
+func (s *Store) Set(c Change) (Prefs, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.Get()
+	if c.WhenClosed != nil {
+		if err := checkWhenClosed(*c.WhenClosed); err != nil {
+			return p, err
+		}
+		p.WhenClosed = *c.WhenClosed
+	}
+	if s.path == "" {
+		return s.Get(), errors.New("save preferences: no data directory")
+	}
+	b, _ := json.MarshalIndent(p, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return s.Get(), fmt.Errorf("save preferences: %w", err)
+	}
+	tmp := s.path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return s.Get(), fmt.Errorf("save preferences: %w", err)
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		os.Remove(tmp)
+		return s.Get(), fmt.Errorf("save preferences: %w", err)
+	}
+	return p, nil
+}
