@@ -182,6 +182,8 @@ func start(args []string, window bool) error {
 		// Start at login opens the window's build hidden in the tray.
 		Autostart: autostartEntry(window, dir),
 		Window:    window, // what closing the window does applies
+		// Only the window opens a downloaded update (its installer asks).
+		OpenFile: openFileIn(window),
 	})
 	url := local + "/?token=" + token
 
@@ -241,6 +243,30 @@ func newToken() string {
 	b := make([]byte, 24)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// openFileIn is how the window hands a verified update package to the
+// system; nil for rerun serve, whose person may not sit at this computer.
+func openFileIn(window bool) func(string) error {
+	if !window {
+		return nil
+	}
+	return func(path string) error {
+		var c *exec.Cmd
+		switch runtime.GOOS {
+		case "darwin":
+			c = exec.Command("open", path)
+		case "windows":
+			c = exec.Command("rundll32", "url.dll,FileProtocolHandler", path)
+		default:
+			c = exec.Command("xdg-open", path)
+		}
+		if err := c.Start(); err != nil {
+			return err
+		}
+		go c.Wait()
+		return nil
+	}
 }
 
 func openBrowser(url string) {

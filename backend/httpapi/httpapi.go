@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/update"
@@ -60,6 +61,9 @@ type Config struct {
 	// Autostart is the start-at-login entry of this binary (nil: not
 	// available here, as in tests and on other systems).
 	Autostart *autostart.Entry
+	// OpenFile hands a verified update package to the system (xdg-open,
+	// open, start); nil: opening is not available (rerun serve, tests).
+	OpenFile func(path string) error
 	// Window says the desktop window shows this handler, so the preference
 	// of what closing it does applies (GET /api/preferences).
 	Window bool
@@ -73,6 +77,11 @@ type Server struct {
 	log   *slog.Logger
 	mux   *http.ServeMux
 	prefs *prefs.Store // this computer's preferences, in the data directory
+	// dataDir is the data directory ("" in some tests): preferences, updates.
+	dataDir string
+
+	updateMu   sync.Mutex
+	downloaded update.Downloaded // the last verified update package
 }
 
 // New returns the handler for cfg.
@@ -88,7 +97,7 @@ func New(cfg Config) *Server {
 	if dir == "" && cfg.Home != nil {
 		dir = cfg.Home.DataDir()
 	}
-	s.prefs = prefs.Open(dir)
+	s.prefs, s.dataDir = prefs.Open(dir), dir
 	s.routes()
 	return s
 }

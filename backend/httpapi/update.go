@@ -3,15 +3,60 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"path/filepath"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/update"
 )
 
-// updateRoutes: "Check for updates" in the About box. Only on the person's
-// click; it reads the feed and says what it found, it installs nothing.
+// updateRoutes: "Check for updates" in the About box, then "Download and
+// verify" and "Open installer". Each only on the person's click: the check
+// reads the feed; the download fetches the package into the data
+// directory's updates folder and keeps it only when the release key signed
+// it; opening hands that verified file to the system (the package manager,
+// the installer), which asks the person again. Nothing installs itself.
 func (s *Server) updateRoutes() {
+	s.mux.HandleFunc("POST /api/update/download", endpoint(s, 200, func(ctx context.Context, _ *http.Request, _ none) (update.Downloaded, error) {
+		if s.cfg.Updates == nil {
+			return update.Downloaded{}, fault.Conflict("update checks are off in this build")
+		}
+		if s.dataDir == "" {
+			return update.Downloaded{}, fault.Conflict("there is no data folder to download the update into")
+		}
+		d, err := s.cfg.Updates.Download(ctx, filepath.Join(s.dataDir, "updates"))
+		switch {
+		case err == nil:
+			s.updateMu.Lock()
+			s.downloaded = d
+			s.updateMu.Unlock()
+			s.log.Info("update downloaded and verified", "version", d.Version, "path", d.Path)
+			return d, nil
+		case errors.Is(err, update.ErrOff), errors.Is(err, update.ErrNoKey):
+			return update.Downloaded{}, fault.Conflict("%s", err.Error())
+		case errors.Is(err, fault.ErrInvalid), errors.Is(err, context.Canceled):
+			return update.Downloaded{}, err
+		}
+		s.log.Warn("update download refused", "err", err)
+		return update.Downloaded{}, upstreamError{errors.New(fault.Message(err))}
+	}))
+	s.mux.HandleFunc("POST /api/update/open", endpoint(s, 200, func(ctx context.Context, _ *http.Request, _ none) (update.Downloaded, error) {
+		s.updateMu.Lock()
+		d := s.downloaded
+		s.updateMu.Unlock()
+		if d.Path == "" {
+			return d, fault.Conflict("no update was downloaded and verified yet; download it first")
+		}
+		open := s.cfg.OpenFile
+		if open == nil {
+			return d, fault.Conflict("opening files is not available here; the verified package is %s", d.Path)
+		}
+		if err := open(d.Path); err != nil {
+			return d, fmt.Errorf("open %s: %w", d.Path, err)
+		}
+		return d, nil
+	}))
 	s.mux.HandleFunc("GET /api/update", endpoint(s, 200, func(ctx context.Context, _ *http.Request, _ none) (update.Status, error) {
 		if s.cfg.Updates == nil {
 			return update.Status{}, fault.Conflict("update checks are off in this build")

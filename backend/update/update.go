@@ -1,7 +1,8 @@
 // Package update owns the check for a newer Rerun: it reads the release
 // feed, verifies the feed's ed25519 signature with the key built into this
-// binary, and compares versions. It never downloads or installs anything:
-// the person follows the link.
+// binary, and compares versions; on the person's click it downloads the
+// package and keeps it only when the key signed it (download.go). It never
+// installs anything: the person opens the verified package.
 //
 // The feed is two files at a configurable URL: FEED (JSON, see Release) and
 // FEED.sig, the base64 ed25519 signature of FEED's exact bytes. The feed's

@@ -1,6 +1,7 @@
 // Command feed makes the signed release feed "Check for updates" reads
-// (backend/update): FEED.json listing the packages with their sha256, and
-// FEED.json.sig, its ed25519 signature.
+// (backend/update): FEED.json listing the packages with their sha256,
+// FEED.json.sig, its ed25519 signature, and PACKAGE.sig for each package
+// (the signature of its sha256), to upload beside it.
 //
 //	go run ./build/feed keygen KEYFILE      new signing key (0600); prints the public key
 //	go run ./build/feed pubkey KEYFILE      the public key to build in (make UPDATE_KEY=…)
@@ -111,7 +112,29 @@ func signCommand(args []string) error {
 	if err := os.WriteFile(filepath.Join(*out, "feed.json"), feed, 0o644); err != nil {
 		return err
 	}
+	// Each package's own signature, uploaded beside it: the app checks it
+	// and the feed's sha256 before it offers to open a downloaded package.
+	for _, p := range fs.Args() {
+		if err := SignPackageFile(key, p, filepath.Join(*out, filepath.Base(p)+".sig")); err != nil {
+			return err
+		}
+	}
 	return os.WriteFile(filepath.Join(*out, "feed.json.sig"), update.Sign(key, feed), 0o644)
+}
+
+// SignPackageFile writes to out the signature of the package at p (of its
+// SHA-256 digest, update.SignPackage).
+func SignPackageFile(key ed25519.PrivateKey, p, out string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	return os.WriteFile(out, update.SignPackage(key, h.Sum(nil)), 0o644)
 }
 
 // platforms name a package's platform from the names build/dist.sh and

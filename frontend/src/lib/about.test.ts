@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from 'svelte/server';
 import AboutDialog from '../components/AboutDialog.svelte';
-import { buildDate, DOCS_URL, LICENSE_URL, updateFailure, updateLine, type AppInfo } from './about';
+import { buildDate, downloadedLine, DOCS_URL, LICENSE_URL, updateFailure, updateLine, type AppInfo } from './about';
 
 const info: AppInfo = {
   version: 'v1.4.2',
@@ -35,5 +35,14 @@ describe('about', () => {
     for (const want of ['About Rerun', 'v1.4.2', 'abc1234def56', '2 Dec 2026, 02:00 UTC', '/home/ana/.local/share/rerun', DOCS_URL, LICENSE_URL, 'Check for updates']) {
       expect(body).toContain(want);
     }
+  });
+
+  it('says a downloaded package was verified, with its file name and size', () => {
+    expect(downloadedLine({ version: 'v1.5.0', path: '/home/ana/.local/share/rerun/updates/rerun_1.5.0_amd64.deb', sha256: 'ab', size: 48_500_000 })).toBe(
+      'Downloaded rerun_1.5.0_amd64.deb (46 MB); its signature checks out.',
+    );
+    expect(downloadedLine({ version: 'v1.5.0', path: 'C:\\Users\\ana\\updates\\rerun-setup.exe', sha256: 'ab', size: 3_000_000 })).toBe(
+      'Downloaded rerun-setup.exe (2.9 MB); its signature checks out.',
+    );
   });
 });

@@ -39,6 +39,22 @@ export function updateLine(st: UpdateStatus): string {
   return `Rerun ${st.current} is up to date (the newest release is ${st.latest}).`;
 }
 
+/** An update package downloaded and verified against the release key. */
+export interface DownloadedUpdate {
+  version: string;
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/** The line once a package is downloaded and verified. */
+export function downloadedLine(d: DownloadedUpdate): string {
+  const name = d.path.split(/[\\/]/).pop() ?? d.path;
+  const mb = d.size / (1024 * 1024);
+  const size = mb >= 10 ? `${Math.round(mb)} MB` : `${mb.toFixed(1)} MB`;
+  return `Downloaded ${name} (${size}); its signature checks out.`;
+}
+
 /** The line for a check that failed: the server says why (offline, a bad signature, checks off). */
 export function updateFailure(message: string): string {
   const m = message.trim();

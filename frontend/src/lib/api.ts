@@ -58,7 +58,7 @@ import type { Phone, PhoneInvite } from './phone';
 import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
 import type { Onboarding } from './onboarding';
 import type { Autostart, RunSummary, VariableSync } from './types';
-import type { AppInfo, UpdateStatus } from './about';
+import type { AppInfo, DownloadedUpdate, UpdateStatus } from './about';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -264,6 +264,10 @@ export const api = {
   info: () => request<AppInfo>('GET', '/api/info'),
   /** "Check for updates": the release feed, verified by the server; installs nothing. */
   checkUpdate: () => request<UpdateStatus>('GET', '/api/update'),
+  /** "Download and verify": the server fetches the package and keeps it only if the release key signed it. */
+  downloadUpdate: () => request<DownloadedUpdate>('POST', '/api/update/download'),
+  /** "Open installer": hands the verified package to the system, which asks before installing. */
+  openUpdate: () => request<DownloadedUpdate>('POST', '/api/update/open'),
   listKeys: (wsId: string) => request<ApiKey[]>('GET', `${ws(wsId)}/keys`),
   createKey: (wsId: string, name: string) => request<CreatedApiKey>('POST', `${ws(wsId)}/keys`, { name }),
   setKeyToolSet: (wsId: string, id: string, toolSet: 'full' | 'compact') =>
