@@ -125,5 +125,5 @@ if [ -n "${SIGNING_KEY:-}" ]; then
   go run ./build/feed sign -key "$SIGNING_KEY" -version "$version" \
     -base-url "${RELEASE_URL:-https://github.com/rerun-build/rerun-desktop/releases/download/$version}" \
     ${RELEASE_NOTES:+-notes "$RELEASE_NOTES"} -out "$out" "${packages[@]}"
-  echo "dist: $out/feed.json (signed: feed.json.sig)"
+  echo "dist: $out/feed.json (signed: feed.json.sig; each package beside its .sig)"
 fi
