@@ -6,6 +6,7 @@
 #   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
 #   - the scheduler with 10,000 schedules: how late fires are queued (p99)
 #   - the time the sandbox adds to one agent command
+#   - launch → board painted in the desktop window under Xvfb, first and later
 #   - the Desktop screen over its WebSocket (fps, input → next frame) and the
 #     agents' browsers (start time, idle memory)
 #   build/bench.sh SERVER_BINARY [DESKTOP_BINARY [FAKELLM_BINARY]]
@@ -157,6 +158,8 @@ fi
 size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
 echo "binary size, static server ($srv): $(size "$srv")"
 [ -n "$desk" ] && echo "binary size, desktop ($desk): $(size "$desk")"
+# The window: launch → board painted under Xvfb (build/bench-paint.sh).
+[ -n "$desk" ] && "$root/build/bench-paint.sh" "$desk"
 
 # The relay (sync/): webhooks to a durable 202 (SQLite; PostgreSQL with 1
 # and 2 relay processes too, on the throwaway cluster of build/postgres.sh

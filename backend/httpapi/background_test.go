@@ -2,10 +2,12 @@ package httpapi_test
 
 import (
 	"context"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/autostart"
@@ -117,4 +119,46 @@ func TestPreferencesRoutes(t *testing.T) {
 	if code := e.do(t, "GET", "/api/preferences", "", &p); code != 200 || p.WhenClosed != "quit" || p.Window {
 		t.Fatalf("GET after restart = %d %+v, want quit kept, no window", code, p)
 	}
+}
+
+// The page's "board painted" lands in the log (what make bench times a
+// launch by); a value that is no time is refused.
+func TestBoardPaintedIsLogged(t *testing.T) {
+	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	sw := &syncWriter{w: &strings.Builder{}}
+	log := slog.New(slog.NewTextHandler(sw, nil))
+	srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: token, Logger: log}))
+	defer srv.Close()
+	e := &env{srv: srv, home: home, ws: home.Current()}
+	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":412.7}`, nil); code != 204 {
+		t.Fatalf("painted = %d, want 204", code)
+	}
+	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":-5}`, nil); code != 400 {
+		t.Fatalf("painted -5 = %d, want 400", code)
+	}
+	out := sw.String()
+	if !strings.Contains(out, `msg="ui board painted" page_ms=412`) {
+		t.Fatalf("log lacks the painted line:\n%s", out)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
 }

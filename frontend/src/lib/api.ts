@@ -263,6 +263,8 @@ export const api = {
   /** The server's own address (the desktop window cannot see it), the build (version, commit, date) and the data folder. */
   info: () => request<AppInfo>('GET', '/api/info'),
   /** "Check for updates": the release feed, verified by the server; installs nothing. */
+  /** Once per page: the board has painted (logged by the server; make bench times launches by it). */
+  painted: (pageMs: number) => request<void>('POST', '/api/ui/painted', { page_ms: pageMs }),
   checkUpdate: () => request<UpdateStatus>('GET', '/api/update'),
   /** "Download and verify": the server fetches the package and keeps it only if the release key signed it. */
   downloadUpdate: () => request<DownloadedUpdate>('POST', '/api/update/download'),
