@@ -31,6 +31,26 @@ func (s *Server) memoryRoutes() {
 		}
 		return mem, err
 	}))
+	// "Useful" in the Memory tab: the person says a memory helped, which
+	// reinforces it as a run's use does.
+	m.HandleFunc("POST /api/workspaces/{ws}/memories/{mid}/useful", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (memory.Memory, error) {
+		mem, err := ws.Memory.Get(ctx, r.PathValue("mid"))
+		if err != nil {
+			return memory.Memory{}, err
+		}
+		if mem.State != memory.Active {
+			return memory.Memory{}, fault.Conflict("memory %s is %s: only an active memory can be marked useful", mem.ID, mem.State)
+		}
+		used, err := ws.Memory.Use(ctx, mem.AgentID, mem.ID)
+		if err != nil {
+			return memory.Memory{}, err
+		}
+		s.changed(ws, "memory.changed", mem.AgentID)
+		if len(used) == 1 {
+			return used[0], nil
+		}
+		return ws.Memory.Get(ctx, mem.ID)
+	}))
 	m.HandleFunc("DELETE /api/workspaces/{ws}/memories/{mid}", inWorkspace(s, 204, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (none, error) {
 		mem, err := ws.Memory.Get(ctx, r.PathValue("mid"))
 		if err != nil {

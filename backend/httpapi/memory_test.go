@@ -114,6 +114,16 @@ func TestMemoryRoutes(t *testing.T) {
 		t.Errorf("listing reinforced a memory: %d recalls, want 0", list[0].Recalls)
 	}
 
+	// The person marks it useful: reinforced, as a run's use would.
+	var useful memory.Memory
+	if got := e.do(t, "POST", base+"/memories/"+corrected.Memory.ID+"/useful", "", &useful); got != 200 || useful.Recalls != 1 || useful.LastRecalledAt == nil {
+		t.Errorf("useful: %d %+v, want one use recorded", got, useful)
+	}
+	var fail struct{ Error string }
+	if got := e.do(t, "POST", base+"/memories/"+old.ID+"/useful", "", &fail); got != 409 || !strings.Contains(fail.Error, "superseded") {
+		t.Errorf("useful on a superseded memory: %d %q, want 409", got, fail.Error)
+	}
+
 	var edited memory.Memory
 	if got := e.do(t, "PATCH", base+"/memories/"+corrected.Memory.ID, `{"text":"Deploys happen on Wednesday."}`, &edited); got != 200 || edited.Text != "Deploys happen on Wednesday." {
 		t.Errorf("edit: %d %+v", got, edited)
@@ -124,9 +134,9 @@ func TestMemoryRoutes(t *testing.T) {
 	if e.do(t, "GET", base+"/agents/"+id+"/memories", "", &list); len(list) != 0 {
 		t.Errorf("after delete: %+v, want no active memory", list)
 	}
-	// remember ×3, edit, delete
-	if got := events(); len(got) != 5 || got[0].ID != id || got[0].Agent != id || got[0].Workspace != e.ws {
-		t.Errorf("got %d memory.changed events (%+v), want 5 naming the agent", len(got), got)
+	// remember ×3, useful, edit, delete
+	if got := events(); len(got) != 6 || got[0].ID != id || got[0].Agent != id || got[0].Workspace != e.ws {
+		t.Errorf("got %d memory.changed events (%+v), want 6 naming the agent", len(got), got)
 	}
 
 	failures := []struct {

@@ -69,7 +69,9 @@ func TestHybridRanking(t *testing.T) {
 	}
 }
 
-func TestSupersedeByMeaning(t *testing.T) {
+// A memory close in meaning is named as the candidate, and replaced only
+// on the agent's word.
+func TestCloseByMeaning(t *testing.T) {
 	ctx := context.Background()
 	srv := memorytest.NewEmbedServer(t, 64)
 	srv.Synonym("car", "automobile")
@@ -79,8 +81,11 @@ func TestSupersedeByMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Superseded == nil || r.Superseded.ID != old.ID || !strings.Contains(r.Reason, "meaning") {
-		t.Fatalf("got %+v, want the car memory superseded by meaning", r)
+	if r.Superseded != nil || r.Candidate == nil || r.Candidate.ID != old.ID || !strings.Contains(r.Reason, "meaning") {
+		t.Fatalf("got %+v, want the car memory named by meaning and kept", r)
+	}
+	if _, err := f.svc.Remember(ctx, "ag_a", "The automobile is red", memory.Source{}, memory.RememberOptions{Supersedes: old.ID}); err != nil {
+		t.Fatal(err)
 	}
 	res, _ := f.svc.Recall(ctx, "ag_a", "red automobile", 5)
 	if len(res) != 1 || res[0].ID != r.Memory.ID {

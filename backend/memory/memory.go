@@ -23,14 +23,27 @@
 //
 // # Correcting
 //
-// Remember may supersede an older memory: explicitly (RememberOptions.
-// Supersedes), or automatically when the new text is a near-duplicate of an
-// active memory of the same agent that says something different — its words
+// A memory is replaced only when it is the same fact with a changed value,
+// and only on someone's word: the agent's (RememberOptions.Supersedes, the
+// remember tool's `replaces`) or the person's (Correct… in the Memory tab).
+// Word overlap or meaning similarity alone never deletes a fact: "Ana's
+// phone is 555-0101" and "Ana's fax is 555-0199" share most words. When
+// the new text is close to an active memory of the same agent — its words
 // overlap by Jaccard ≥ SupersedeJaccard (default 0.6, stopwords and
 // punctuation ignored) or, with embeddings, its cosine similarity is ≥
-// SupersedeCosine (default 0.9). A superseded memory is never recalled again;
-// it records which memory replaced it. Remembering the same words again
-// (ignoring case and punctuation) reinforces the existing memory instead.
+// SupersedeCosine (default 0.9) — both are kept and Remembered.Candidate
+// names the older one, so the agent can say it meant a correction by
+// remembering again with Supersedes (which then links the two, storing
+// nothing twice). A superseded memory is never recalled again; it records
+// which memory replaced it. Remembering the same words again (ignoring case
+// and punctuation) reinforces the existing memory instead.
+//
+// # Use
+//
+// Recall (the agent's recall tool) reinforces what it returns: the agent
+// asked and reads it. The memories put in a run's prompt at its start
+// (Match) are not reinforced for being shown; they are when the run cites
+// their id, or the person marks one useful (Use).
 //
 // # Ranking
 //
@@ -121,8 +134,11 @@ type Remembered struct {
 	Memory Memory `json:"memory"`
 	// Superseded is the older memory the new one replaced, if any.
 	Superseded *Memory `json:"superseded,omitempty"`
-	// Reason says why it was superseded: "explicit", or the similarity that
-	// made it a near-duplicate.
+	// Candidate is an active memory close to the new one that was kept:
+	// if the new one corrects it, remember again with Supersedes = its id.
+	Candidate *Memory `json:"candidate,omitempty"`
+	// Reason says why it was superseded ("explicit") or why Candidate is
+	// named (the similarity that made it close).
 	Reason string `json:"reason,omitempty"`
 	// Existing is true when the text was already remembered: Memory is the
 	// existing memory, reinforced, and nothing new was stored.
@@ -132,7 +148,7 @@ type Remembered struct {
 // RememberOptions are Remember's optional inputs.
 type RememberOptions struct {
 	// Supersedes is the id of a memory of the same agent that the new one
-	// corrects. Empty means: supersede automatically a near-duplicate.
+	// corrects. Empty: nothing is replaced; a close memory is only named.
 	Supersedes string
 }
 
@@ -300,25 +316,27 @@ func (s *Service) Remember(ctx context.Context, agentID, text string, src Source
 	}
 
 	now := s.cfg.Now()
-	var old *Memory
+	var old, candidate *Memory
 	var reason string
-	if opts.Supersedes == "" {
-		dup, same, why, err := s.nearDuplicate(ctx, agentID, text, vec, now)
+	dup, same, why, err := s.nearDuplicate(ctx, agentID, text, vec, now)
+	if err != nil {
+		return Remembered{}, err
+	}
+	switch {
+	case opts.Supersedes != "" && same && dup.ID != opts.Supersedes:
+		// The agent confirms a correction it already wrote down (the
+		// candidate named in the first answer): link the two.
+		return s.supersedeWith(ctx, agentID, opts.Supersedes, *dup, now)
+	case same:
+		got, err := s.reinforce(ctx, []string{dup.ID}, now)
 		if err != nil {
 			return Remembered{}, err
 		}
-		if same {
-			got, err := s.reinforce(ctx, []string{dup.ID}, now)
-			if err != nil {
-				return Remembered{}, err
-			}
-			return Remembered{Memory: got[0], Existing: true}, nil
-		}
-		if dup != nil {
-			old, reason = dup, why
-		}
-	} else {
+		return Remembered{Memory: got[0], Existing: true}, nil
+	case opts.Supersedes != "":
 		reason = "explicit"
+	case dup != nil:
+		candidate, reason = dup, why
 	}
 
 	m := Memory{
@@ -366,6 +384,9 @@ func (s *Service) Remember(ctx context.Context, agentID, text string, src Source
 		return Remembered{}, fmt.Errorf("remember: %w", err)
 	}
 	out := Remembered{Memory: m}
+	if candidate != nil {
+		out.Candidate, out.Reason = candidate, reason
+	}
 	if old != nil {
 		o := s.at(*old, now)
 		o.State, o.SupersededBy = Superseded, m.ID
@@ -383,8 +404,43 @@ func (s *Service) Remember(ctx context.Context, agentID, text string, src Source
 	return out, nil
 }
 
-// nearDuplicate finds the active memory of the agent that text would
-// supersede, or one that says the very same thing (same = true).
+// supersedeWith marks the agent's memory oldID as superseded by the active
+// memory m, which says the new text already.
+func (s *Service) supersedeWith(ctx context.Context, agentID, oldID string, m Memory, now time.Time) (Remembered, error) {
+	var o Memory
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		o, err = scanMemory(tx.QueryRowContext(ctx, `SELECT `+columns+` FROM memories WHERE id = ?`, oldID))
+		if errors.Is(err, sql.ErrNoRows) || err == nil && o.AgentID != agentID {
+			return fault.NotFound("no memory %q of this agent to supersede", oldID)
+		}
+		if err != nil {
+			return err
+		}
+		if o.State == Superseded {
+			return fault.Conflict("memory %q was already superseded by %q; supersede that one instead", o.ID, o.SupersededBy)
+		}
+		t := store.FormatTime(now)
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET state = 'superseded', superseded_by = ?, updated_at = ? WHERE id = ?`, m.ID, t, o.ID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET supersedes = ?, updated_at = ? WHERE id = ?`, o.ID, t, m.ID)
+		return err
+	})
+	if err != nil {
+		return Remembered{}, fmt.Errorf("remember: %w", err)
+	}
+	if err := s.dropVectors(ctx, agentID, o.ID); err != nil {
+		return Remembered{}, err
+	}
+	o = s.at(o, now)
+	o.State, o.SupersededBy = Superseded, m.ID
+	m.Supersedes = o.ID
+	return Remembered{Memory: m, Superseded: &o, Reason: "explicit", Existing: true}, nil
+}
+
+// nearDuplicate finds the active memory of the agent closest to text, or
+// one that says the very same thing (same = true).
 func (s *Service) nearDuplicate(ctx context.Context, agentID, text string, vec []float32, now time.Time) (m *Memory, same bool, reason string, err error) {
 	cands, err := s.keywordHits(ctx, agentID, MatchQuery(text), 10, false)
 	if err != nil {

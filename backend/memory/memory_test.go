@@ -240,7 +240,9 @@ func TestSupersedeExplicit(t *testing.T) {
 	}
 }
 
-func TestSupersedeAutomatic(t *testing.T) {
+// A close memory is named, not replaced; the agent's confirmation (the
+// same text again with Supersedes) links the two without a second copy.
+func TestCloseMemoryNamedThenConfirmed(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, memory.Config{})
 	old := f.remember(t, "ag_a", "The staging deploy happens every Friday at 5pm")
@@ -249,8 +251,21 @@ func TestSupersedeAutomatic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Superseded == nil || r.Superseded.ID != old.ID || !strings.Contains(r.Reason, "near-duplicate") {
-		t.Fatalf("got superseded %+v reason %q, want the Friday memory", r.Superseded, r.Reason)
+	if r.Superseded != nil || r.Candidate == nil || r.Candidate.ID != old.ID || !strings.Contains(r.Reason, "near-duplicate") {
+		t.Fatalf("got superseded %+v candidate %+v reason %q, want the Friday memory named and kept", r.Superseded, r.Candidate, r.Reason)
+	}
+	if got, _ := f.svc.Get(ctx, old.ID); got.State != memory.Active {
+		t.Fatalf("the close memory is %q without anyone's word, want active", got.State)
+	}
+	c, err := f.svc.Remember(ctx, "ag_a", "The staging deploy happens every Thursday at 5pm", memory.Source{}, memory.RememberOptions{Supersedes: old.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Memory.ID != r.Memory.ID || c.Superseded == nil || c.Superseded.ID != old.ID || c.Reason != "explicit" {
+		t.Fatalf("confirming: got %+v, want the Thursday memory to replace the Friday one", c)
+	}
+	if all, _ := f.svc.List(ctx, "ag_a", memory.ListOptions{IncludeRetired: true}); len(all) != 3 {
+		t.Fatalf("after confirming: %d memories, want 3 (nothing stored twice): %v", len(all), all)
 	}
 	res, _ := f.svc.Recall(ctx, "ag_a", "when is the staging deploy", 5)
 	for _, s := range res {
@@ -266,8 +281,8 @@ func TestSupersedeAutomatic(t *testing.T) {
 	}
 	// Other agents' memories are never superseded.
 	rb, _ := f.svc.Remember(ctx, "ag_b", "The staging deploy happens every Friday at 5pm", memory.Source{}, memory.RememberOptions{})
-	if rb.Superseded != nil {
-		t.Errorf("agent b superseded %v", rb.Superseded.ID)
+	if rb.Superseded != nil || rb.Candidate != nil {
+		t.Errorf("agent b: superseded %v, candidate %v", rb.Superseded, rb.Candidate)
 	}
 	// The same words again reinforce instead of duplicating.
 	f.clock.Advance(14 * day)

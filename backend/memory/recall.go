@@ -65,8 +65,45 @@ func (s *Service) byIDs(ctx context.Context, ids []string) ([]Memory, error) {
 }
 
 // Recall returns up to k (default 5, at most 50) active memories of the agent
-// relevant to query, best first, and reinforces each one returned.
+// relevant to query, best first, and reinforces each one returned: the agent
+// asked for them (its recall tool) and reads them.
 func (s *Service) Recall(ctx context.Context, agentID, query string, k int) ([]Scored, error) {
+	return s.rank(ctx, agentID, query, k, true)
+}
+
+// Match is Recall without reinforcing: what a run's prompt is given at its
+// start. Being shown is not being used; a memory shown gains strength only
+// when the run uses it (Use), so a memory that matches many inputs by its
+// words but never helps fades like any other.
+func (s *Service) Match(ctx context.Context, agentID, query string, k int) ([]Scored, error) {
+	return s.rank(ctx, agentID, query, k, false)
+}
+
+// Use reinforces the agent's active memories among ids: a run cited them,
+// or the person marked them useful. Ids of other agents' memories, of
+// memories no longer active, or unknown, are ignored. It returns the
+// memories reinforced.
+func (s *Service) Use(ctx context.Context, agentID string, ids ...string) ([]Memory, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	now := s.cfg.Now()
+	found, err := s.byIDs(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var mine []string
+	seen := map[string]bool{}
+	for _, m := range found {
+		if m.AgentID == agentID && s.at(m, now).State == Active && !seen[m.ID] {
+			seen[m.ID] = true
+			mine = append(mine, m.ID)
+		}
+	}
+	return s.reinforce(ctx, mine, now)
+}
+
+func (s *Service) rank(ctx context.Context, agentID, query string, k int, reinforce bool) ([]Scored, error) {
 	if k <= 0 {
 		k = 5
 	}
@@ -145,6 +182,9 @@ func (s *Service) Recall(ctx context.Context, agentID, query string, k int) ([]S
 	})
 	if len(ranked) > k {
 		ranked = ranked[:k]
+	}
+	if !reinforce {
+		return ranked, nil
 	}
 	ids := make([]string, len(ranked))
 	for i, r := range ranked {

@@ -77,7 +77,7 @@ func System(in Input) string {
 
 	if mems := memories(in.Memories); mems != "" {
 		b.WriteString("\n## What you remember\n\n")
-		b.WriteString("Facts from earlier work that look relevant here (ids in brackets, for remember's supersedes and forget):\n\n")
+		b.WriteString("Facts from earlier work that look relevant here (ids in brackets: cite the id of one you use, e.g. [mem_…]; for remember's replaces and forget):\n\n")
 		b.WriteString(mems)
 	}
 

@@ -61,8 +61,8 @@ func toolResult(req llmtest.Request, id string) string {
 
 const fact = "The quarterly report is due on the 5th of each quarter."
 
-// A fact remembered in one run is in the prompt of a later run about it, and
-// that recall counts as a use.
+// A fact remembered in one run is in the prompt of a later run about it;
+// being shown there does not reinforce it, the run citing its id does.
 func TestRememberedFactIsRecalledIntoALaterRun(t *testing.T) {
 	f := withStores(t)
 	a := f.agent("Clerk", "memory")
@@ -82,13 +82,24 @@ func TestRememberedFactIsRecalledIntoALaterRun(t *testing.T) {
 		t.Errorf("run 1's prompt holds the fact before it was remembered")
 	}
 
-	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "c2", Name: "recall", Args: `{"query":"budget"}`}), llmtest.Text("The 5th."))
+	stored, _ := f.memory.List(context.Background(), a.ID, memory.ListOptions{})
+	if len(stored) != 1 {
+		t.Fatalf("after run 1: %d memories", len(stored))
+	}
+	// Shown, not used: no reinforcement.
+	f.fake.Script(llmtest.Text("I will check."))
+	f.sayInNewSession(a, "Is the quarterly report on track?")
+	if m, _ := f.memory.Get(context.Background(), stored[0].ID); m.Recalls != 0 {
+		t.Fatalf("a memory only shown in a prompt has %d recalls, want 0", m.Recalls)
+	}
+	f.fake.Script(llmtest.Tools(llmtest.ToolCall{ID: "c2", Name: "recall", Args: `{"query":"budget"}`}),
+		llmtest.Text("The 5th (["+stored[0].ID+"]); as ["+stored[0].ID+"] says."))
 	r2 := f.sayInNewSession(a, "When is the quarterly report due?")
 	if r2.Status != run.Done {
 		t.Fatalf("run 2: %s (%s)", r2.Status, r2.Error)
 	}
 	reqs = f.fake.Requests()
-	first, second := reqs[2].System, reqs[3].System
+	first, second := reqs[3].System, reqs[4].System
 	if !strings.Contains(first, "## What you remember") || !strings.Contains(first, "] "+fact) {
 		t.Errorf("run 2's prompt lacks the remembered fact:\n%s", first)
 	}
@@ -101,7 +112,7 @@ func TestRememberedFactIsRecalledIntoALaterRun(t *testing.T) {
 		t.Fatalf("memories = %+v, %v; want one", list, err)
 	}
 	if m := list[0]; m.Source.RunID != r1.ID || m.Source.Step != 3 || m.Recalls != 1 {
-		t.Errorf("got memory source %v, %d recalls; want %s#3 (input, model, tool call) and 1 recall (run 2's prompt)", m.Source, m.Recalls, r1.ID)
+		t.Errorf("got memory source %v, %d recalls; want %s#3 (input, model, tool call) and 1 use (run 2 cited it, twice in one answer)", m.Source, m.Recalls, r1.ID)
 	}
 
 	// Without the capability nothing is recalled.
@@ -110,7 +121,7 @@ func TestRememberedFactIsRecalledIntoALaterRun(t *testing.T) {
 	}
 	f.fake.Script(llmtest.Text("No idea."))
 	f.sayInNewSession(a, "When is the quarterly report due?")
-	if sys := f.fake.Requests()[4].System; strings.Contains(sys, fact) {
+	if sys := f.fake.Requests()[5].System; strings.Contains(sys, fact) {
 		t.Errorf("an agent without the memory capability got memories in its prompt")
 	}
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -18,8 +19,38 @@ const recallAtStart = 5
 // promptParts are the parts of the system prompt gathered once per run.
 type promptParts struct {
 	skills   string   // the skill index
-	memories []string // recalled facts, "[id] text"
+	memories []string // matched facts, "[id] text"
 	brain    []prompt.BrainPage
+	// shown are the ids of the memories in the prompt, true once the run
+	// cited one (and so reinforced it).
+	shown map[string]bool
+}
+
+// memoryID finds the ids a model's text cites.
+var memoryID = regexp.MustCompile(`\bmem_[a-z0-9]+\b`)
+
+// useCited reinforces the memories of the prompt that text cites by id,
+// each once per run: a memory shown at the start gains strength when the
+// run uses it, not for being shown.
+func (s *Service) useCited(ctx context.Context, agentID string, p *promptParts, text string) {
+	if len(p.shown) == 0 || !strings.Contains(text, "mem_") {
+		return
+	}
+	var ids []string
+	for _, id := range memoryID.FindAllString(text, -1) {
+		if used, ok := p.shown[id]; ok && !used {
+			p.shown[id] = true
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if _, err := s.memory.Use(ctx, agentID, ids...); err != nil {
+		s.log.Warn("reinforce the memories a run cited", "agent", agentID, "err", err)
+		return
+	}
+	s.changed("memory.changed", agentID)
 }
 
 // promptExtra recalls the memories relevant to the run's input (when the
@@ -28,15 +59,15 @@ type promptParts struct {
 func (s *Service) promptExtra(ctx context.Context, a agent.Agent, r *Run) promptParts {
 	var p promptParts
 	if s.memory != nil && slices.Contains(a.Capabilities, "memory") && strings.TrimSpace(r.Input) != "" {
-		found, err := s.memory.Recall(ctx, a.ID, r.Input, recallAtStart)
+		// Matched, not recalled: being shown does not reinforce (useCited).
+		found, err := s.memory.Match(ctx, a.ID, r.Input, recallAtStart)
 		if err != nil {
-			s.log.Warn("recall memories for the prompt", "run", r.ID, "err", err)
+			s.log.Warn("match memories for the prompt", "run", r.ID, "err", err)
 		}
+		p.shown = map[string]bool{}
 		for _, m := range found {
 			p.memories = append(p.memories, fmt.Sprintf("[%s] %s", m.ID, m.Text))
-		}
-		if len(found) > 0 {
-			s.changed("memory.changed", a.ID) // strengths moved
+			p.shown[m.ID] = false
 		}
 	}
 	if s.skills != nil && slices.Contains(a.Capabilities, "skills") {

@@ -46,8 +46,8 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 	if err := s.closeInterrupted(bg, r); err != nil {
 		return Failed, "", ErrorData{err.Error()}
 	}
-	// Recalled once, before the first turn, and kept for the whole run: the
-	// prompt stays the same from turn to turn, and a recall reinforces.
+	// Matched once, before the first turn, and kept for the whole run: the
+	// prompt stays the same from turn to turn.
 	extra := s.promptExtra(bg, a, r)
 
 	wantProvider, wantModel := a.Provider, a.Model
@@ -121,6 +121,7 @@ func (s *Service) loop(ctx context.Context, r *Run) (Status, string, any) {
 		if err != nil {
 			return Failed, "", ErrorData{err.Error()}
 		}
+		s.useCited(bg, r.AgentID, &extra, md.Text)
 		if len(md.ToolCalls) == 0 {
 			return Done, md.Text, nil
 		}

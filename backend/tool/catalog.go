@@ -53,7 +53,7 @@ var guides = []struct{ family, text string }{
 - Pass values as args with ? placeholders. ATTACH, DETACH, load_extension, setting PRAGMAs and VACUUM INTO are refused. Queries return at most 500 rows; use LIMIT and aggregates.`},
 	{"memory", `## Memory
 - What you remember about this request is under "What you remember", each fact with its [id]. remember writes down a short durable fact for later runs (one sentence: a preference, a decision, where something is); recall searches your memories; forget deletes one.
-- When something you remember is wrong, remember the correction with supersedes set to the old id. Memories nobody recalls fade and retire.`},
+- When a fact you remember changed its value, remember the new one with replaces set to the old id; nothing is replaced otherwise. When a remembered fact helps you, cite its [id] in your answer: memories nobody uses fade and retire.`},
 	{"skills", `## Skills
 - Your skills are written procedures, listed by name and description under "Your skills". When a task matches one, call load_skill first and follow it; read_skill_file opens the reference files it lists.
 - When you work out a procedure worth repeating, or a skill proved wrong, save it with upsert_skill (the whole SKILL.md with name and description front matter). Every version is kept.`},

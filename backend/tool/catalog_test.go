@@ -163,7 +163,7 @@ func TestGuide(t *testing.T) {
 		{"none", nil, nil, []string{"##"}},
 		{"files", []string{"files"}, []string{"## Files", "shared/"}, []string{"## Shell", "## Databases"}},
 		{"database", []string{"database", "browser"}, []string{"## Databases", "db_query (read-only", "space_db_query"}, []string{"## Files"}},
-		{"memory and skills", []string{"skills", "memory"}, []string{"## Memory", "supersedes", "## Skills", "load_skill"}, []string{"## Files"}},
+		{"memory and skills", []string{"skills", "memory"}, []string{"## Memory", "replaces", "## Skills", "load_skill"}, []string{"## Files"}},
 		{"several in catalog order", []string{"web", "shell"}, []string{"## Shell", "## Web"}, nil},
 		{"connectors", []string{"connectors"}, []string{"## Apps and MCP servers", "<app>__<tool>", "search_apps", "request_connector", "BLOCKED"}, []string{"## Web"}},
 	}

@@ -19,11 +19,13 @@ func memoryTools() []Tool {
 		Name:   "remember",
 		Family: "memory",
 		Description: "Write down one short, durable fact worth knowing in later runs (a preference, a decision, a name, where " +
-			"something lives), in a self-contained sentence. To correct something you remember, pass its id as supersedes; " +
-			"a near-duplicate that says something different is replaced automatically. Memories you never recall fade away.",
+			"something lives), in a self-contained sentence. When a fact you remember changed its value, pass that memory's id as " +
+			"replaces. Nothing is replaced otherwise: when the new fact is close to one you have, the answer names it, and you " +
+			"remember again with replaces only if you meant a correction. Memories you never use fade away; citing a memory's " +
+			"id ([mem_…]) in your answer when it helped keeps it alive.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"text":{"type":"string","description":"The fact, one self-contained sentence (at most 2000 bytes)."},` +
-			`"supersedes":{"type":"string","description":"Id of a memory this one corrects (mem_…); it will never be recalled again."}` +
+			`"replaces":{"type":"string","description":"Id of the memory this one corrects (mem_…): the same fact with a changed value. It will never be recalled again."}` +
 			`},"required":["text"],"additionalProperties":false}`),
 		Run:  remember,
 		Acts: always,
@@ -44,7 +46,7 @@ func memoryTools() []Tool {
 		Name:   "forget",
 		Family: "memory",
 		Description: "Delete one of your memories for good, by id (mem_…), when it is wrong and no longer worth keeping. " +
-			"To correct a memory, prefer remember with supersedes: the person can then see what changed.",
+			"To correct a memory, prefer remember with replaces: the person can then see what changed.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"id":{"type":"string","description":"The memory's id, as recall or your instructions show it (mem_…)."}` +
 			`},"required":["id"],"additionalProperties":false}`),
@@ -65,8 +67,8 @@ func memories(env *Env) (MemoryStore, error) {
 
 func remember(ctx context.Context, env *Env, input json.RawMessage) (string, error) {
 	var in struct {
-		Text       string `json:"text"`
-		Supersedes string `json:"supersedes"`
+		Text     string `json:"text"`
+		Replaces string `json:"replaces"`
 	}
 	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
@@ -85,16 +87,24 @@ func remember(ctx context.Context, env *Env, input json.RawMessage) (string, err
 	if env.Step != nil {
 		src.Step = env.Step()
 	}
-	got, err := store.Remember(ctx, env.AgentID, in.Text, src, memory.RememberOptions{Supersedes: strings.TrimSpace(in.Supersedes)})
+	got, err := store.Remember(ctx, env.AgentID, in.Text, src, memory.RememberOptions{Supersedes: strings.Trim(strings.TrimSpace(in.Replaces), "[]")})
 	if err != nil {
 		return "", fmt.Errorf("remember: %w", err)
 	}
-	if got.Existing {
+	switch {
+	case got.Existing && got.Superseded != nil:
+		return fmt.Sprintf("[%s] %s now replaces [%s] %q; that one will not be recalled again",
+			got.Memory.ID, got.Memory.Text, got.Superseded.ID, got.Superseded.Text), nil
+	case got.Existing:
 		return fmt.Sprintf("already known, reinforced: [%s] %s", got.Memory.ID, got.Memory.Text), nil
 	}
 	out := fmt.Sprintf("remembered [%s] %s", got.Memory.ID, got.Memory.Text)
 	if old := got.Superseded; old != nil {
-		out += fmt.Sprintf("\nit replaces [%s] %q (%s); that one will not be recalled again", old.ID, old.Text, got.Reason)
+		out += fmt.Sprintf("\nit replaces [%s] %q; that one will not be recalled again", old.ID, old.Text)
+	}
+	if c := got.Candidate; c != nil {
+		out += fmt.Sprintf("\nclose to [%s] %q (%s); both are kept. If the new fact corrects that one (the same fact, "+
+			"its value changed), call remember again with the same text and replaces: %q", c.ID, c.Text, got.Reason, c.ID)
 	}
 	return out, nil
 }

@@ -55,15 +55,15 @@ func TestRemember(t *testing.T) {
 		{"same words reinforce", []string{"Ada prefers short answers."}, func([]string) map[string]any {
 			return map[string]any{"text": "ada prefers short answers"}
 		}, []string{"already known, reinforced: [mem_", "Ada prefers short answers."}, ""},
-		{"explicit supersede says what and why", []string{"The deploy day is Friday."}, func(ids []string) map[string]any {
-			return map[string]any{"text": "Deploys happen on Thursdays now.", "supersedes": ids[0]}
-		}, []string{"remembered [mem_", `it replaces [`, `"The deploy day is Friday."`, "(explicit)"}, ""},
-		{"near duplicate is superseded", []string{"The weekly report goes to Maria every Monday morning."}, func([]string) map[string]any {
+		{"replaces says what", []string{"The deploy day is Friday."}, func(ids []string) map[string]any {
+			return map[string]any{"text": "Deploys happen on Thursdays now.", "replaces": ids[0]}
+		}, []string{"remembered [mem_", `it replaces [`, `"The deploy day is Friday."`}, ""},
+		{"a close memory is named, not replaced", []string{"The weekly report goes to Maria every Monday morning."}, func(ids []string) map[string]any {
 			return map[string]any{"text": "The weekly report goes to Maria every Tuesday morning."}
-		}, []string{"it replaces [", "near-duplicate"}, ""},
+		}, []string{"remembered [mem_", "close to [", "near-duplicate", "both are kept", "replaces:"}, ""},
 		{"empty", nil, func([]string) map[string]any { return map[string]any{"text": "  "} }, nil, "text is empty"},
-		{"unknown supersedes", nil, func([]string) map[string]any {
-			return map[string]any{"text": "x y z", "supersedes": "mem_nope"}
+		{"unknown replaces", nil, func([]string) map[string]any {
+			return map[string]any{"text": "x y z", "replaces": "mem_nope"}
 		}, nil, `no memory "mem_nope" of this agent`},
 		{"unknown argument", nil, func([]string) map[string]any { return map[string]any{"fact": "x"} }, nil, `unknown field "fact"`},
 	}

@@ -125,8 +125,11 @@ describe('memory and skills', () => {
     assert.equal(await billing.getAttribute('data-state'), 'active');
     assert.ok(Number(await billing.getByTestId('memory-strength').getAttribute('aria-valuenow')) > 0.99, 'a new memory is at full strength');
     assert.match(await billing.textContent(), /Strong · 100%/);
-    assert.match(await billing.textContent(), /Never recalled/);
+    assert.match(await billing.textContent(), /Not used yet/);
     await billing.getByTestId('memory-by-you').waitFor();
+    // "Useful": the person says it helped; the tab says why it is strong.
+    await billing.getByTestId('memory-useful').click();
+    await billing.filter({ hasText: /Used once · last/ }).waitFor();
 
     await addMemory(page, 'Standup is at 9:30 every Monday');
     assert.equal(await memories(page).count(), 2);

@@ -283,6 +283,8 @@ export const api = {
   updateMemory: (wsId: string, id: string, text: string) =>
     request<Memory>('PATCH', `${ws(wsId)}/memories/${seg(id)}`, { text }),
   deleteMemory: (wsId: string, id: string) => request<void>('DELETE', `${ws(wsId)}/memories/${seg(id)}`),
+  /** "Useful": the person says a memory helped; it is reinforced as a run's use would. */
+  markMemoryUseful: (wsId: string, id: string) => request<Memory>('POST', `${ws(wsId)}/memories/${seg(id)}/useful`),
 
   listSkills: (wsId: string, agentId: string) => request<SkillSummary[]>('GET', `${agentPath(wsId, agentId)}/skills`),
   getSkill: (wsId: string, agentId: string, name: string) => request<Skill>('GET', skillPath(wsId, agentId, name)),

@@ -39,18 +39,20 @@ describe('recalls and age', () => {
   });
 
   it('counts recalls', () => {
-    expect(recallLine({ recalls: 0 }, now)).toBe('Never recalled');
-    expect(recallLine({ recalls: 1, last_recalled_at: '2025-06-10T09:00:00Z' }, now)).toBe('Recalled once · last 3 h ago');
-    expect(recallLine({ recalls: 4, last_recalled_at: '2025-06-08T12:00:00Z' }, now)).toBe('Recalled 4 times · last 2 days ago');
+    expect(recallLine({ recalls: 0 }, now)).toBe('Not used yet');
+    expect(recallLine({ recalls: 1, last_recalled_at: '2025-06-10T09:00:00Z' }, now)).toBe('Used once · last 3 h ago');
+    expect(recallLine({ recalls: 4, last_recalled_at: '2025-06-08T12:00:00Z' }, now)).toBe('Used 4 times · last 2 days ago');
   });
 
   it('explains what adding did', () => {
     const old = { text: 'Invoices go to billing@acme.test' } as Memory;
     expect(rememberedNote({})).toBe('');
     expect(rememberedNote({ existing: true })).toMatch(/reinforced/);
-    expect(rememberedNote({ superseded: old, reason: 'near-duplicate: 67% of the words shared' })).toBe(
-      'Replaced an older memory (near-duplicate: 67% of the words shared): “Invoices go to billing@acme.test”.',
-    );
+    // Only on someone's word (Correct…): close text alone keeps both.
     expect(rememberedNote({ superseded: old, reason: 'explicit' })).toBe('Replaced an older memory: “Invoices go to billing@acme.test”.');
+    expect(rememberedNote({ superseded: old, existing: true, reason: 'explicit' })).toMatch(/^Replaced an older memory/);
+    expect(rememberedNote({ candidate: old, reason: 'near-duplicate: 67% of the words shared' })).toBe(
+      'Kept both: it is close to “Invoices go to billing@acme.test”. If it corrects that one, use Correct… on it instead.',
+    );
   });
 });

@@ -59,20 +59,24 @@ export function ago(iso: string | null | undefined, now = new Date()): string {
   return d.toLocaleDateString([], { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
-/** "Recalled 3 times · last 2 days ago", "Never recalled". */
+/**
+ * Why a memory is as strong as it is: how often it was used (the agent
+ * recalled it or cited it in a run, or you marked it useful) and when last.
+ * "Used 3 times · last 2 days ago", "Not used yet".
+ */
 export function recallLine(m: Pick<Memory, 'recalls' | 'last_recalled_at'>, now = new Date()): string {
-  if (!m.recalls) return 'Never recalled';
+  if (!m.recalls) return 'Not used yet';
   const times = m.recalls === 1 ? 'once' : `${m.recalls} times`;
   const last = ago(m.last_recalled_at, now);
-  return `Recalled ${times}${last ? ` · last ${last}` : ''}`;
+  return `Used ${times}${last ? ` · last ${last}` : ''}`;
 }
 
 /** What the server did with a memory added by hand, for a person. */
-export function rememberedNote(r: { existing?: boolean; superseded?: Memory; reason?: string }): string {
+export function rememberedNote(r: { existing?: boolean; superseded?: Memory; candidate?: Memory; reason?: string }): string {
+  if (r.superseded) return `Replaced an older memory: “${clip(r.superseded.text, 80)}”.`;
   if (r.existing) return 'Already remembered: the existing memory was reinforced instead.';
-  if (r.superseded) {
-    const why = r.reason === 'explicit' ? '' : r.reason ? ` (${r.reason})` : '';
-    return `Replaced an older memory${why}: “${clip(r.superseded.text, 80)}”.`;
+  if (r.candidate) {
+    return `Kept both: it is close to “${clip(r.candidate.text, 80)}”. If it corrects that one, use Correct… on it instead.`;
   }
   return '';
 }
