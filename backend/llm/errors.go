@@ -127,7 +127,8 @@ func transportError(ctx context.Context, provider string, err error) error {
 // tagBodyErrors is an SDK middleware marking errors that come from reading
 // the response body off the network, so that a connection cut mid-answer
 // (retryable) is told apart from a complete answer that is not valid JSON
-// (not retryable) — both surface as "unexpected EOF" from the decoder.
+// (not retryable) — both surface as "unexpected EOF" from the decoder. The
+// OpenAI provider wraps its bodies in taggedBody itself.
 func tagBodyErrors(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	res, err := next(req)
 	if res != nil && res.Body != nil {

@@ -50,7 +50,7 @@ func rawMessages(msgs []llmtest.Message) []string {
 	return out
 }
 
-// TestToolResultImage sends a tool result carrying a PNG through each SDK
+// TestToolResultImage sends a tool result carrying a PNG through each provider
 // and checks the fake received it as an image, in the provider's shape.
 func TestToolResultImage(t *testing.T) {
 	shot := screenshot(t)

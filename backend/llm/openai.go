@@ -1,83 +1,127 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
-	"github.com/openai/openai-go/v3/shared"
+	"time"
 )
 
 // OpenAIConfig configures NewOpenAI. Any server speaking OpenAI's Chat
 // Completions wire format works: Ollama (http://host:11434/v1, any key),
 // OpenRouter, LM Studio, vLLM.
 type OpenAIConfig struct {
-	Name       string // provider id reported by Name(); default "openai"
-	APIKey     string
-	BaseURL    string       // default https://api.openai.com/v1
-	HTTPClient *http.Client // default: the SDK's client
+	Name    string // provider id reported by Name(); default "openai"
+	APIKey  string // sent as a bearer token; empty sends none (local servers)
+	BaseURL string // default https://api.openai.com/v1
+	// HTTPClient defaults to http.DefaultTransport's settings, waiting at
+	// most 10 minutes for a response's headers.
+	HTTPClient *http.Client
 }
 
 type openAIProvider struct {
 	name   string
-	client openai.Client
+	key    string
+	url    string // …/chat/completions
+	urlErr error  // a BaseURL that is not a URL, reported by Chat
+	http   *http.Client
 }
 
-// NewOpenAI returns a Provider on OpenAI's Chat Completions API. The SDK's
-// own retries are off: WithRetry owns retrying.
+// NewOpenAI returns a Provider on OpenAI's Chat Completions API, spoken
+// directly (wire.go) rather than through the openai-go SDK, whose thousands
+// of generated types for the whole OpenAI API made up more than a third of
+// the desktop binary. It does not retry: WithRetry owns retrying. The
+// SDK's environment variables (OPENAI_BASE_URL, OPENAI_API_KEY,
+// OPENAI_ORG_ID) mean nothing here: configuration comes only through cfg.
 func NewOpenAI(cfg OpenAIConfig) Provider {
-	name := cfg.Name
-	if name == "" {
-		name = "openai"
+	p := &openAIProvider{name: cfg.Name, key: cfg.APIKey, http: cfg.HTTPClient}
+	if p.name == "" {
+		p.name = ProviderOpenAI
 	}
 	base := cfg.BaseURL
 	if base == "" {
-		base = "https://api.openai.com/v1/"
+		base = "https://api.openai.com/v1"
 	}
-	key := cfg.APIKey
-	if key == "" {
-		// Local servers ignore the key, but the SDK would otherwise fall
-		// back to OPENAI_API_KEY from the environment.
-		key = "none"
+	u, err := url.Parse(base)
+	if err == nil && (u.Scheme == "" || u.Host == "") {
+		err = errors.New("not an absolute URL")
 	}
-	// Explicit options override the OPENAI_BASE_URL / OPENAI_API_KEY the SDK
-	// reads from the environment; the organization and project it may pick
-	// up from there are dropped.
-	opts := []option.RequestOption{
-		option.WithAPIKey(key),
-		option.WithBaseURL(base),
-		option.WithHeaderDel("OpenAI-Organization"),
-		option.WithHeaderDel("OpenAI-Project"),
-		option.WithMaxRetries(0),
-		option.WithMiddleware(tagBodyErrors),
+	if err != nil {
+		p.urlErr = &Error{Provider: p.name, Message: "base URL " + base + " is not usable: " + err.Error()}
+	} else {
+		// JoinPath keeps a query (Azure's api-version) where it belongs.
+		p.url = u.JoinPath("chat/completions").String()
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	if p.http == nil {
+		p.http = defaultOpenAIClient
 	}
-	return &openAIProvider{name: name, client: openai.NewClient(opts...)}
+	return p
 }
+
+// defaultOpenAIClient waits for a response's headers as long as the SDK did
+// (a slow model may think for minutes before its first byte) but not forever.
+var defaultOpenAIClient = func() *http.Client {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return &http.Client{}
+	}
+	t = t.Clone()
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return &http.Client{Transport: t}
+}()
 
 func (p *openAIProvider) Name() string { return p.name }
 
 func (p *openAIProvider) Chat(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
-	params, err := p.params(req)
+	if p.urlErr != nil {
+		return Response{}, p.urlErr
+	}
+	body, err := p.body(req, onDelta != nil)
 	if err != nil {
 		return Response{}, err
 	}
-	// The raw response lets errors with a body the SDK cannot parse (a
-	// proxy's HTML page) still report their status.
-	var raw *http.Response
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+	if err != nil {
+		return Response{}, transportError(ctx, p.name, err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Accept", "application/json")
+	if onDelta != nil {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	if p.key != "" {
+		hr.Header.Set("Authorization", "Bearer "+p.key)
+	}
+	res, err := p.http.Do(hr)
+	if err != nil {
+		return Response{}, transportError(ctx, p.name, err)
+	}
+	defer res.Body.Close()
+	// Read errors are the network's (retryable), unlike an answer that
+	// arrived whole but is not JSON.
+	rb := &taggedBody{res.Body}
+	if res.StatusCode >= 400 {
+		b, _ := io.ReadAll(io.LimitReader(rb, 64<<10))
+		if ctx.Err() != nil {
+			return Response{}, transportError(ctx, p.name, ctx.Err())
+		}
+		return Response{}, statusError(p.name, res.StatusCode, res.Header, string(b))
+	}
+
 	if onDelta == nil {
-		c, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
+		b, err := io.ReadAll(rb)
 		if err != nil {
-			return Response{}, p.error(ctx, err, raw)
+			return Response{}, transportError(ctx, p.name, err)
+		}
+		var c chatCompletion
+		if err := json.Unmarshal(b, &c); err != nil {
+			return Response{}, transportError(ctx, p.name, err)
 		}
 		if len(c.Choices) == 0 {
 			return Response{}, &Error{Provider: p.name, Message: "unreadable answer from the provider: no choices in the response"}
@@ -86,136 +130,106 @@ func (p *openAIProvider) Chat(ctx context.Context, req Request, onDelta func(Del
 		return openAIResponse(c.Model, ch.Message.Content, ch.Message.ToolCalls, ch.FinishReason, c.Usage), nil
 	}
 
-	params.StreamOptions.IncludeUsage = openai.Bool(true)
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithResponseInto(&raw))
-	defer stream.Close()
-	var (
-		acc       openai.ChatCompletionAccumulator
-		usage     openai.CompletionUsage
-		delivered bool
-		finished  bool
-	)
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() {
-			// The accumulator keeps only some usage fields; the final usage
-			// chunk has them all.
-			usage = chunk.Usage
-		}
-		if !acc.AddChunk(chunk) {
-			return Response{}, p.streamError(ctx, errors.New("inconsistent stream chunk"), delivered, raw)
-		}
-		for _, ch := range chunk.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			if ch.Delta.Content != "" {
-				delivered = true
-				onDelta(Delta{Text: ch.Delta.Content})
-			}
-			if ch.FinishReason != "" {
-				finished = true
-			}
-		}
+	delivered := false
+	s, err := readChatStream(rb, func(text string) {
+		delivered = true
+		onDelta(Delta{Text: text})
+	})
+	if err == nil && !s.Finished {
+		err = errStreamEnded
 	}
-	if err := stream.Err(); err != nil {
-		return Response{}, p.streamError(ctx, err, delivered, raw)
+	if err != nil {
+		if delivered && ctx.Err() == nil {
+			return Response{}, cutError(p.name, err)
+		}
+		return Response{}, p.streamError(ctx, err)
 	}
-	if !finished || len(acc.Choices) == 0 {
-		return Response{}, p.streamError(ctx, errStreamEnded, delivered, raw)
-	}
-	ch := acc.Choices[0]
-	return openAIResponse(acc.Model, ch.Message.Content, ch.Message.ToolCalls, ch.FinishReason, usage), nil
+	return openAIResponse(s.Model, s.Content, s.Calls, s.Finish, s.Usage), nil
 }
 
-// error maps an SDK error to *Error (or the context's error).
-func (p *openAIProvider) error(ctx context.Context, err error, raw *http.Response) error {
-	var ae *openai.Error
-	if errors.As(err, &ae) {
-		var h http.Header
-		if ae.Response != nil {
-			h = ae.Response.Header
+// streamError maps a failed stream that delivered nothing yet: the server's
+// error event and a stream that stopped short are worth another try.
+func (p *openAIProvider) streamError(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		var se *streamEventError
+		if errors.As(err, &se) {
+			msg := se.Message
+			if msg == "" {
+				msg = se.Error()
+			}
+			return &Error{Provider: p.name, Message: msg, Retryable: true}
 		}
-		e := statusError(p.name, ae.StatusCode, h, ae.RawJSON())
-		if ae.Message != "" {
-			e.Message = ae.Message
+		if errors.Is(err, errStreamEnded) {
+			return &Error{Provider: p.name, Message: err.Error(), Retryable: true}
 		}
-		return e
-	}
-	if raw != nil && raw.StatusCode >= 400 && ctx.Err() == nil {
-		// The SDK could not parse the error body; it put the body back.
-		var body []byte
-		if raw.Body != nil {
-			body, _ = io.ReadAll(io.LimitReader(raw.Body, 64<<10))
-		}
-		return statusError(p.name, raw.StatusCode, raw.Header, string(body))
-	}
-	var se *ssestream.StreamError
-	if errors.As(err, &se) && ctx.Err() == nil {
-		// An error event inside a 200 stream: the server failed midway.
-		return &Error{Provider: p.name, Message: errorMessage(string(se.Event.Data)), Retryable: true}
-	}
-	if errors.Is(err, errStreamEnded) {
-		return &Error{Provider: p.name, Message: err.Error(), Retryable: true}
 	}
 	return transportError(ctx, p.name, err)
 }
 
-func (p *openAIProvider) streamError(ctx context.Context, err error, delivered bool, raw *http.Response) error {
-	if delivered && ctx.Err() == nil {
-		return cutError(p.name, err)
+// body is req as a Chat Completions request body.
+func (p *openAIProvider) body(req Request, stream bool) ([]byte, error) {
+	cr, err := p.request(req)
+	if err != nil {
+		return nil, err
 	}
-	return p.error(ctx, err, raw)
+	if stream {
+		cr.Stream = true
+		cr.StreamOptions = &chatStreamOptions{IncludeUsage: true}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as the SDK sent it: "<" stays "<"
+	if err := enc.Encode(cr); err != nil {
+		return nil, &Error{Provider: p.name, Message: "encode the request: " + err.Error()}
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
+func (p *openAIProvider) request(req Request) (chatRequest, error) {
+	cr := chatRequest{Model: req.Model, Messages: []chatMessage{}}
 	if req.MaxTokens > 0 {
-		// OpenAI's reasoning models accept only max_completion_tokens;
-		// compatible servers (Ollama, vLLM, LM Studio) know max_tokens.
-		if p.name == "openai" {
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		if p.name == ProviderOpenAI {
+			cr.MaxCompletionTokens = req.MaxTokens
 		} else {
-			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+			cr.MaxTokens = req.MaxTokens
 		}
 	}
 	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+		cr.Messages = append(cr.Messages, chatMessage{Role: "system", Content: req.System})
 	}
 	for _, t := range req.Tools {
-		fn := shared.FunctionDefinitionParam{Name: t.Name}
-		if t.Description != "" {
-			fn.Description = openai.String(t.Description)
-		}
-		schema := shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
+		schema := map[string]any{"type": "object", "properties": map[string]any{}}
 		if len(strings.TrimSpace(string(t.InputSchema))) > 0 {
 			schema = nil
-			if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema == nil {
-				return params, &Error{Provider: p.name, Message: "tool " + t.Name + ": input schema is not a JSON object"}
+			// UseNumber: a number in the schema goes out as it was written.
+			dec := json.NewDecoder(bytes.NewReader(t.InputSchema))
+			dec.UseNumber()
+			if err := dec.Decode(&schema); err != nil || schema == nil {
+				return cr, &Error{Provider: p.name, Message: "tool " + t.Name + ": input schema is not a JSON object"}
 			}
 		}
-		fn.Parameters = schema
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fn))
+		cr.Tools = append(cr.Tools, chatTool{Type: "function",
+			Function: chatFunction{Name: t.Name, Description: t.Description, Parameters: schema}})
 	}
 	// Tool messages take only text: the images of a turn's tool results
 	// follow its last tool message (they must all follow the assistant's
 	// calls directly) as one user message.
-	var images []openai.ChatCompletionContentPartUnionParam
+	var images []chatPart
 	for _, m := range req.Messages {
 		msgs, imgs := openAIMessages(m)
 		images = append(images, imgs...)
 		for _, msg := range msgs {
-			if msg.OfTool == nil && len(images) > 0 {
-				params.Messages = append(params.Messages, openai.UserMessage(images))
+			if msg.Role != "tool" && len(images) > 0 {
+				cr.Messages = append(cr.Messages, chatMessage{Role: "user", Content: images})
 				images = nil
 			}
-			params.Messages = append(params.Messages, msg)
+			cr.Messages = append(cr.Messages, msg)
 		}
 	}
 	if len(images) > 0 {
-		params.Messages = append(params.Messages, openai.UserMessage(images))
+		cr.Messages = append(cr.Messages, chatMessage{Role: "user", Content: images})
 	}
-	return params, nil
+	return cr, nil
 }
 
 // openAIMessages turns one Message into Chat Completions messages: each tool
@@ -223,11 +237,11 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 // tool calls directly), any text and images a user message after them.
 // toolImages are the tool results' images, each call's under a line naming
 // it, for the caller to place after the turn's last tool message.
-func openAIMessages(m Message) (out []openai.ChatCompletionMessageParamUnion, toolImages []openai.ChatCompletionContentPartUnionParam) {
+func openAIMessages(m Message) (out []chatMessage, toolImages []chatPart) {
 	var (
 		text  strings.Builder
-		parts []openai.ChatCompletionContentPartUnionParam // text and images in order, once there is an image
-		calls []openai.ChatCompletionMessageToolCallUnionParam
+		parts []chatPart // text and images in order, once there is an image
+		calls []chatToolCall
 	)
 	for _, part := range m.Parts {
 		switch part.Type {
@@ -235,28 +249,21 @@ func openAIMessages(m Message) (out []openai.ChatCompletionMessageParamUnion, to
 			text.WriteString(part.Text)
 		case PartImage:
 			if text.Len() > 0 {
-				parts = append(parts, openai.TextContentPart(text.String()))
+				parts = append(parts, textPart(text.String()))
 				text.Reset()
 			}
 			parts = append(parts, openAIImages(part.Images)...)
 		case PartToolUse:
-			calls = append(calls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID: part.ToolCallID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-						Name:      part.ToolName,
-						Arguments: argumentsText(part.Input),
-					},
-				},
-			})
+			calls = append(calls, chatToolCall{ID: part.ToolCallID, Type: "function",
+				Function: chatFunctionCall{Name: part.ToolName, Arguments: argumentsText(part.Input)}})
 		case PartToolResult:
 			content := part.Output
 			if part.IsError { // the wire format has no error flag: say it in the text
 				content = "Error: " + content
 			}
-			out = append(out, openai.ToolMessage(content, part.ToolCallID))
+			out = append(out, chatMessage{Role: "tool", Content: content, ToolCallID: part.ToolCallID})
 			if len(part.Images) > 0 {
-				toolImages = append(toolImages, openai.TextContentPart("Images returned by tool call "+part.ToolCallID+":"))
+				toolImages = append(toolImages, textPart("Images returned by tool call "+part.ToolCallID+":"))
 				toolImages = append(toolImages, openAIImages(part.Images)...)
 			}
 		}
@@ -265,32 +272,33 @@ func openAIMessages(m Message) (out []openai.ChatCompletionMessageParamUnion, to
 		if text.Len() == 0 && len(calls) == 0 {
 			return out, toolImages
 		}
-		var a openai.ChatCompletionAssistantMessageParam
+		a := chatMessage{Role: "assistant", ToolCalls: calls}
 		if text.Len() > 0 {
-			a.Content.OfString = openai.String(text.String())
+			a.Content = text.String()
 		}
-		a.ToolCalls = calls
-		return append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a}), toolImages
+		return append(out, a), toolImages
 	}
 	switch {
 	case len(parts) > 0:
 		if text.Len() > 0 {
-			parts = append(parts, openai.TextContentPart(text.String()))
+			parts = append(parts, textPart(text.String()))
 		}
-		out = append(out, openai.UserMessage(parts))
+		out = append(out, chatMessage{Role: "user", Content: parts})
 	case text.Len() > 0:
-		out = append(out, openai.UserMessage(text.String()))
+		out = append(out, chatMessage{Role: "user", Content: text.String()})
 	}
 	return out, toolImages
 }
 
+func textPart(s string) chatPart { return chatPart{Type: "text", Text: s} }
+
 // openAIImages are images as image_url content parts holding data: URLs,
 // which OpenAI and the compatible servers (Ollama included) accept.
-func openAIImages(imgs []Image) []openai.ChatCompletionContentPartUnionParam {
-	var out []openai.ChatCompletionContentPartUnionParam
+func openAIImages(imgs []Image) []chatPart {
+	var out []chatPart
 	for _, img := range imgs {
 		url := "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
-		out = append(out, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+		out = append(out, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: url}})
 	}
 	return out
 }
@@ -312,7 +320,7 @@ func argumentsText(in json.RawMessage) string {
 	return string(in)
 }
 
-func openAIResponse(model, content string, calls []openai.ChatCompletionMessageToolCallUnion, finish string, u openai.CompletionUsage) Response {
+func openAIResponse(model, content string, calls []chatToolCall, finish string, u chatUsage) Response {
 	r := Response{Model: model, StopReason: openAIStop(finish)}
 	if content != "" {
 		r.Parts = append(r.Parts, Part{Type: PartText, Text: content})
@@ -324,11 +332,11 @@ func openAIResponse(model, content string, calls []openai.ChatCompletionMessageT
 		// Some compatible servers (older Ollama) say "stop" after tool calls.
 		r.StopReason = StopToolUse
 	}
-	cached := int(u.PromptTokensDetails.CachedTokens)
-	written := int(u.PromptTokensDetails.CacheWriteTokens)
+	cached := u.PromptTokensDetails.CachedTokens
+	written := u.PromptTokensDetails.CacheWriteTokens
 	r.Usage = Usage{
-		InputTokens:      max(int(u.PromptTokens)-cached-written, 0),
-		OutputTokens:     int(u.CompletionTokens),
+		InputTokens:      max(u.PromptTokens-cached-written, 0),
+		OutputTokens:     u.CompletionTokens,
 		CacheReadTokens:  cached,
 		CacheWriteTokens: written,
 	}

@@ -20,8 +20,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// providers are the two wire formats under test, each built on the real SDK
-// against the fake server.
+// providers are the two wire formats under test, each on its real client
+// (the Anthropic SDK, the hand-written OpenAI one) against the fake server.
 var providers = []struct {
 	name string
 	new  func(srv *llmtest.Server) llm.Provider
@@ -518,6 +518,47 @@ func TestStreamCutBeforeOutputIsRetried(t *testing.T) {
 	}
 }
 
+// TestStreamErrorEvent checks that an error event inside a 200 stream, a
+// server failing after it started answering, becomes an *llm.Error carrying
+// the server's message: retried while nothing was shown, final once text
+// was.
+func TestStreamErrorEvent(t *testing.T) {
+	const msg = "upstream model crashed"
+	for _, pc := range providers {
+		t.Run(pc.name+"/before output", func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Script(llmtest.Reply{Text: "lost", StreamError: msg})
+			_, deltas, err := chat(t, pc.new(srv), llm.Request{Model: "m", Messages: []llm.Message{userText("hi")}}, true)
+			e := asError(t, err)
+			if !e.Retryable || e.Message != msg {
+				t.Errorf("error: got %+v, want retryable with message %q", e, msg)
+			}
+			if len(deltas) != 0 {
+				t.Errorf("deltas: got %q, want none", deltas)
+			}
+
+			got := chatWithRetry(t, pc.new, llm.Retry{}, true, llmtest.Reply{Text: "lost", StreamError: msg}, llmtest.Text("second try"))
+			if got.err != nil || got.resp.Text() != "second try" || got.requests != 2 {
+				t.Errorf("with retry: got %q, %v after %d requests, want second try after 2", got.resp.Text(), got.err, got.requests)
+			}
+		})
+		t.Run(pc.name+"/after output", func(t *testing.T) {
+			got := chatWithRetry(t, pc.new, llm.Retry{}, true,
+				llmtest.Reply{Chunks: []string{"one ", "two ", "three"}, StreamError: msg, CutAfter: 2}, llmtest.Text("unused"))
+			e := asError(t, got.err)
+			if e.Retryable || !strings.Contains(e.Message, "stream was cut") || !strings.Contains(e.Message, msg) {
+				t.Errorf("error: got %+v, want a non-retryable cut stream naming %q", e, msg)
+			}
+			if !reflect.DeepEqual(got.deltas, []string{"one ", "two "}) {
+				t.Errorf("deltas: got %q, want the two sent before the error", got.deltas)
+			}
+			if got.requests != 1 {
+				t.Errorf("requests: got %d, want 1 (no retry after output)", got.requests)
+			}
+		})
+	}
+}
+
 func TestJSONCutIsRetryable(t *testing.T) {
 	for _, pc := range providers {
 		t.Run(pc.name, func(t *testing.T) {
@@ -678,5 +719,29 @@ func TestRequestGolden(t *testing.T) {
 				t.Errorf("request body differs from %s:\n got %s\nwant %s", path, got, want)
 			}
 		})
+	}
+}
+
+// TestOpenAIBaseURL checks the forms a base URL comes in: with or without a
+// trailing slash it reaches …/chat/completions, and one that is not a URL
+// fails the call saying so, without a retry.
+func TestOpenAIBaseURL(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Script(llmtest.Text("a"), llmtest.Text("b"))
+	for _, base := range []string{srv.OpenAIURL(), srv.OpenAIURL() + "/"} {
+		p := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: base})
+		if _, _, err := chat(t, p, llm.Request{Model: "m", Messages: []llm.Message{userText("hi")}}, false); err != nil {
+			t.Errorf("base %q: Chat: %v", base, err)
+		}
+	}
+	for i, r := range srv.Requests() {
+		if r.Path != "/v1/chat/completions" {
+			t.Errorf("request %d: got path %q, want /v1/chat/completions", i, r.Path)
+		}
+	}
+	p := llm.NewOpenAI(llm.OpenAIConfig{APIKey: "k", BaseURL: "localhost:11434/v1"})
+	_, _, err := chat(t, p, llm.Request{Model: "m", Messages: []llm.Message{userText("hi")}}, false)
+	if e := asError(t, err); e.Retryable || !strings.Contains(e.Message, "base URL localhost:11434/v1 is not usable") {
+		t.Errorf("error: got %+v, want a non-retryable unusable base URL", e)
 	}
 }

@@ -1,7 +1,7 @@
 // Package llmtest is the fake model server: one HTTP server on 127.0.0.1
 // speaking the real wire formats of Anthropic's Messages API
 // (POST /v1/messages, JSON and SSE) and OpenAI's Chat Completions API
-// (POST /v1/chat/completions, JSON and SSE), so the real SDK clients in
+// (POST /v1/chat/completions, JSON and SSE), so the real clients in
 // backend/llm are tested end to end with no mocks. It also speaks OpenAI's
 // Responses API (POST /v1/responses), for outside clients such as Codex CLI.
 //
@@ -66,6 +66,11 @@ type Reply struct {
 	// (text or tool-argument deltas; for a JSON answer, halfway through).
 	Cut      bool
 	CutAfter int
+	// StreamError fails a streamed answer midway: after CutAfter content
+	// chunks the server sends an error event carrying this message, in the
+	// API's own shape (OpenAI: data: {"error":{…}}; Anthropic and Responses:
+	// event: error), and ends the stream. A JSON answer ignores it.
+	StreamError string
 	// Delay waits before answering (the request's cancellation ends it).
 	Delay time.Duration
 }
@@ -232,7 +237,7 @@ func (s *Server) URL() string { return s.hs.URL }
 // AnthropicURL is the base URL to give the Anthropic SDK.
 func (s *Server) AnthropicURL() string { return s.hs.URL }
 
-// OpenAIURL is the base URL to give the OpenAI SDK.
+// OpenAIURL is the base URL to give the OpenAI provider (or any Chat Completions client).
 func (s *Server) OpenAIURL() string { return s.hs.URL + "/v1" }
 
 // Close stops the server, ending any delayed answer.
@@ -361,7 +366,7 @@ type answer struct {
 	req   Request
 	seq   int
 	sent  int  // content chunks written
-	cut   bool // the connection was closed
+	cut   bool // the answer was ended early: connection closed or error event sent
 }
 
 func (a *answer) json(v any) {
@@ -401,6 +406,10 @@ func (a *answer) beforeContent() bool {
 	if a.cut {
 		return false
 	}
+	if a.reply.StreamError != "" && a.sent >= a.reply.CutAfter {
+		a.streamError()
+		return false
+	}
 	if a.reply.Cut && a.sent >= a.reply.CutAfter {
 		a.closeConn()
 		return false
@@ -415,11 +424,30 @@ func (a *answer) beforeEnd() bool {
 	if a.cut {
 		return false
 	}
+	if a.reply.StreamError != "" {
+		a.streamError()
+		return false
+	}
 	if a.reply.Cut {
 		a.closeConn()
 		return false
 	}
 	return true
+}
+
+// streamError sends the error event of Reply.StreamError and ends the
+// answer, as a server failing after it had started to answer does.
+func (a *answer) streamError() {
+	msg := a.reply.StreamError
+	switch a.req.API {
+	case "anthropic":
+		a.event("error", map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": msg}})
+	case "responses":
+		a.event("error", map[string]any{"type": "error", "code": "server_error", "message": msg, "param": nil})
+	default:
+		a.event("", map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "param": nil, "code": nil}})
+	}
+	a.cut = true
 }
 
 func (a *answer) startSSE() {
