@@ -61,6 +61,13 @@ async function axeClean(page, what, sel = null) {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/** Resizes the page and waits until its resize event went by (an open menu closes on it). */
+async function resize(page, width, height) {
+  await page.setViewportSize({ width, height });
+  await page.waitForFunction((w) => window.innerWidth === w, width);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 async function say(page, text) {
   const input = page.getByTestId('chat-input');
   await input.fill(text);
@@ -87,13 +94,13 @@ describe('words and looks', () => {
       await axeClean(page, `the ${tab} tab`, '[data-testid="agent-panel"]');
     }
     // The gear stays on the board's side of the open panel, clickable, down to 1024 px wide.
-    await page.setViewportSize({ width: 1024, height: 700 });
+    await resize(page, 1024, 700);
     await page.getByTestId('open-settings').click();
     await page.getByRole('menuitem', { name: /^General/ }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('menu').waitFor({ state: 'detached' });
     assert.ok(await page.getByTestId('agent-panel').isVisible(), 'Escape closed the menu, not the panel');
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await resize(page, 1280, 860);
     await page.getByTestId('open-settings').click();
     await page.getByRole('menuitem', { name: /^General/ }).click();
     await page.getByTestId('general-settings-dialog').waitFor();
