@@ -37,6 +37,7 @@ test('first start shows the Foreman’s card; skip sticks after a reload', async
   assert.match(await card.innerText(), /What is your company called\?/);
   assert.match(await page.getByTestId('agent-panel').innerText(), /Foreman/);
   await page.getByTestId('foreman-spot').waitFor();
+  assert.equal(await page.getByRole('button', { name: '+ Add your first coworker' }).count(), 0, 'one way in: the Foreman, no second invitation');
   await shoot(page, 'onboarding-first-card');
 
   await page.getByTestId('onboarding-skip').click();
@@ -47,6 +48,7 @@ test('first start shows the Foreman’s card; skip sticks after a reload', async
   await page.reload();
   await page.locator('[data-testid="foreman-spot"][data-state="skipped"]').waitFor();
   assert.equal(await page.getByTestId('agent-panel').count(), 0, 'a skipped onboarding opens no chat');
+  await page.getByRole('button', { name: '+ Add your first coworker' }).waitFor(); // skipped: the board's own way in
   assert.equal(page.errors.length, 0, page.errors.join('\n'));
 });
 

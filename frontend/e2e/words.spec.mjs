@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, repoRoot, shoot, startFakeLLM, startServer } from '../harness.mjs';
+import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, repoRoot, shoot, startFakeLLM, startServer } from './harness.mjs';
 
 const AXE = [process.env.AXE_PATH, join(repoRoot, 'frontend/node_modules/axe-core/axe.min.js'), '/tmp/axe/package/axe.min.js'].find(
   (p) => p && existsSync(p),
@@ -61,6 +61,13 @@ async function axeClean(page, what, sel = null) {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/** Resizes the page and waits until its resize event went by (an open menu closes on it). */
+async function resize(page, width, height) {
+  await page.setViewportSize({ width, height });
+  await page.waitForFunction((w) => window.innerWidth === w, width);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 async function say(page, text) {
   const input = page.getByTestId('chat-input');
   await input.fill(text);
@@ -86,18 +93,25 @@ describe('words and looks', () => {
       await openTab(page, tab);
       await axeClean(page, `the ${tab} tab`, '[data-testid="agent-panel"]');
     }
-    await page.keyboard.press('Escape'); // the panel closes: the gear is on the top bar it overlaps
-    await page.getByTestId('agent-panel').waitFor({ state: 'detached' });
+    // The gear stays on the board's side of the open panel, clickable, down to 1024 px wide.
+    await resize(page, 1024, 700);
+    await page.getByTestId('open-settings').click();
+    await page.getByRole('menuitem', { name: /^General/ }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu').waitFor({ state: 'detached' });
+    assert.ok(await page.getByTestId('agent-panel').isVisible(), 'Escape closed the menu, not the panel');
+    await resize(page, 1280, 860);
     await page.getByTestId('open-settings').click();
     await page.getByRole('menuitem', { name: /^General/ }).click();
     await page.getByTestId('general-settings-dialog').waitFor();
     await axeClean(page, 'Settings → General', '[data-testid="general-settings-dialog"]');
     await page.keyboard.press('Escape');
     await page.getByTestId('general-settings-dialog').waitFor({ state: 'detached' });
-    // Closing a dialog opened from the gear goes back to its menu.
-    const models = page.getByRole('menuitem', { name: /^Models/ });
-    if (!(await models.isVisible())) await page.getByTestId('open-settings').click();
-    await models.click();
+    // Closing a dialog opened from the gear gives the gear its focus back; its menu stays closed.
+    assert.equal(await page.getByRole('menu').count(), 0, 'the Settings menu does not open again');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'open-settings');
+    await page.getByTestId('open-settings').click();
+    await page.getByRole('menuitem', { name: /^Models/ }).click();
     await page.getByRole('dialog').waitFor();
     await axeClean(page, 'Settings → Models', '[role="dialog"]');
     await page.keyboard.press('Escape');
