@@ -156,7 +156,7 @@ export function retentionProblems(r: Retention): Partial<Record<keyof Retention,
   if (!whole(r.keep_days)) out.keep_days = 'Days to keep must be a whole number, 0 or more.';
   if (!whole(r.trim_days)) out.trim_days = 'Days before trimming must be a whole number, 0 or more.';
   if (!Number.isInteger(r.trim_chars) || r.trim_chars < TRIM_CHARS_MIN || r.trim_chars > TRIM_CHARS_MAX)
-    out.trim_chars = `Trim outputs over ${TRIM_CHARS_MIN} to ${TRIM_CHARS_MAX} characters.`;
+    out.trim_chars = `Keep between ${TRIM_CHARS_MIN} and ${TRIM_CHARS_MAX} characters of a trimmed output.`;
   return out;
 }
 
