@@ -59,6 +59,7 @@ import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './ty
 import type { Onboarding } from './onboarding';
 import type { Autostart, RunSummary, VariableSync } from './types';
 import type { AppInfo, DownloadedUpdate, UpdateStatus } from './about';
+import { searchParams, type DiskUsage, type Retention, type SearchQuery, type SearchResult } from './search';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -253,6 +254,15 @@ export const api = {
     request<RunSummary[]>('GET', `${ws(wsId)}/agents/${seg(agentId)}/runs/elsewhere?limit=${limit}`),
   getRun: (wsId: string, runId: string) => request<RunDetail>('GET', `${ws(wsId)}/runs/${seg(runId)}`),
   cancelRun: (wsId: string, runId: string) => request<Run>('POST', `${ws(wsId)}/runs/${seg(runId)}/cancel`),
+  /** A pinned run is kept however old it gets. */
+  pinRun: (wsId: string, runId: string, pinned: boolean) =>
+    request<{ pinned: boolean }>('PUT', `${ws(wsId)}/runs/${seg(runId)}/pin`, { pinned }),
+  /** Full-text search over runs' steps and notifications, newest first; page with `before`. */
+  search: (wsId: string, q: SearchQuery) => request<SearchResult>('GET', `${ws(wsId)}/search${searchParams(q)}`),
+  getRetention: (wsId: string) => request<Retention>('GET', `${ws(wsId)}/retention`),
+  setRetention: (wsId: string, r: Retention) => request<Retention>('PUT', `${ws(wsId)}/retention`, r),
+  /** Bytes on disk, per coworker and for the workspace. */
+  diskUsage: (wsId: string) => request<DiskUsage>('GET', `${ws(wsId)}/disk`),
 
   listModels: () => request<ModelsInfo>('GET', '/api/models'),
   modelSettings: () => request<ProviderSetting[]>('GET', '/api/settings/models'),

@@ -4,6 +4,8 @@ import { api } from './api';
 import type { Command, CommandRegistry } from './commands';
 import { modKey } from './keys';
 import { PANEL_TABS } from './paneltabs';
+import { hitLabel } from './search';
+import { stepFocus } from './stepfocus.svelte';
 import type { Agent, Box } from './types';
 
 export type AppCommandContext = {
@@ -114,6 +116,32 @@ export function registerAppCommands(reg: CommandRegistry, c: AppCommandContext):
       },
     }),
     reg.register({
+      id: 'search',
+      group: 'Found in runs',
+      order: 35,
+      minQuery: 2,
+      ranked: true,
+      items: async (query): Promise<Command[]> => {
+        const r = await api.search(c.wsId(), { q: query, limit: 8 });
+        const names = new Map(c.agents().map((a) => [a.id, a.name]));
+        return r.hits.flatMap((h) => {
+          const run = h.run_id;
+          if (!run) return [];
+          return [
+            {
+              id: `search:${h.n}`,
+              label: oneLine(h.snippet) || hitLabel(h),
+              hint: `${names.get(h.agent_id) ?? 'A coworker'} · ${hitLabel(h)}`,
+              run: () => {
+                stepFocus.set(run, h.seq);
+                c.openTab(h.agent_id, 'logs', run);
+              },
+            },
+          ];
+        });
+      },
+    }),
+    reg.register({
       id: 'brain',
       group: 'Brain pages',
       order: 40,
@@ -151,4 +179,10 @@ export function registerAppCommands(reg: CommandRegistry, c: AppCommandContext):
 function firstLine(s: string): string {
   const line = s.trim().split('\n')[0] ?? '';
   return line.length > 80 ? line.slice(0, 79) + '…' : line;
+}
+
+/** A snippet on one line, short enough for the palette. */
+function oneLine(s: string): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > 90 ? t.slice(0, 89) + '…' : t;
 }

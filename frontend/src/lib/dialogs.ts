@@ -18,6 +18,7 @@ export type DialogState =
   | { kind: 'relay' }
   | { kind: 'joinWorkspace' }
   | { kind: 'backups' }
+  | { kind: 'history' }
   | { kind: 'restoreWorkspace' }
   | { kind: 'deleteWorkspace' }
   | { kind: 'desktops' }

@@ -181,6 +181,8 @@ export type Run = {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /** Kept forever by retention. */
+  pinned?: boolean;
 };
 
 export type ToolCall = { id: string; name: string; input: unknown };
