@@ -105,6 +105,7 @@ func (s *Server) routes() {
 	s.syncExtraRoutes()    // sync_extras.go: runs on other devices, the variable sync opt-in
 	s.backgroundRoutes()   // background.go: start at login, pause all coworkers
 	s.updateRoutes()       // update.go: check the release feed for a newer Rerun
+	s.searchRoutes()       // search.go: full-text search, retention settings, pins, disk use
 	if s.cfg.MCP != nil {
 		// MCP tools show webhook URLs: they need this server's address.
 		m.Handle(mcpapi.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -158,6 +158,8 @@ type RunDetail struct {
 	Steps    []run.Step  `json:"steps"`
 	Children []run.Run   `json:"children,omitempty"`
 	Pauses   []run.Pause `json:"pauses"` // oldest first
+	// Pinned runs are never pruned by retention (PUT …/runs/{rid}/pin).
+	Pinned bool `json:"pinned"`
 }
 
 // detail reads a run's steps and pauses.
@@ -171,7 +173,11 @@ func detail(ctx context.Context, ws *workspace.Workspace, rn run.Run) (RunDetail
 		return RunDetail{}, err
 	}
 	slices.Reverse(pauses)
-	return RunDetail{Run: rn, Steps: steps, Pauses: pauses}, nil
+	pinned, err := ws.Retention.Pinned(ctx, rn.ID)
+	if err != nil {
+		return RunDetail{}, err
+	}
+	return RunDetail{Run: rn, Steps: steps, Pauses: pauses, Pinned: pinned}, nil
 }
 
 func (s *Server) transcript(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (any, error) {

@@ -256,6 +256,21 @@ func TestSendMessageAndRuns(t *testing.T) {
 	if len(runs.Runs) != 0 {
 		t.Errorf("list_runs source=chat = %d, want 0", len(runs.Runs))
 	}
+	mustCall(t, c, "list_runs", map[string]any{"query": "write"}, &runs)
+	if len(runs.Runs) != 1 || runs.Runs[0].ID != r.ID || runs.Runs[0].Agent != "@helper" {
+		t.Errorf("list_runs query=write = %+v, want the run asked to write a file", runs.Runs)
+	}
+	mustCall(t, c, "list_runs", map[string]any{"query": "again", "agent": "@helper", "status": "done"}, &runs)
+	if len(runs.Runs) != 1 || runs.Runs[0].ID != queued.ID {
+		t.Errorf("list_runs query=again = %+v, want the second run", runs.Runs)
+	}
+	mustCall(t, c, "list_runs", map[string]any{"query": "again", "source": "chat"}, &runs)
+	if len(runs.Runs) != 0 {
+		t.Errorf("list_runs query=again source=chat = %d, want 0", len(runs.Runs))
+	}
+	if text, isErr := call(t, c, "list_runs", map[string]any{"query": "again", "status": "nope"}); !isErr || !strings.Contains(text, "status") {
+		t.Errorf("list_runs bad status with query: %v %s", isErr, text)
+	}
 	if text, isErr := call(t, c, "get_run", map[string]any{"run_id": "run_nope"}); !isErr || !strings.Contains(text, "no run") {
 		t.Errorf("unknown run: %v %s", isErr, text)
 	}

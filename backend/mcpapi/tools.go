@@ -3,7 +3,9 @@ package mcpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/search"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -350,6 +353,40 @@ func capabilityList() string {
 	return strings.Join(ids, ", ")
 }
 
+// searchRuns is the runs with a step matching o, newest first, at most
+// limit: it pages through the search's hits (newest first) until it has
+// limit runs or none are left.
+func searchRuns(ctx context.Context, w *workspace.Workspace, o search.Options, limit int) ([]run.Run, error) {
+	o.Limit = 200
+	seen := map[string]bool{}
+	var runs []run.Run
+	for page := 0; page < 20 && len(runs) < limit; page++ {
+		res, err := w.Search.Search(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits {
+			if h.RunID == "" || seen[h.RunID] {
+				continue
+			}
+			seen[h.RunID] = true
+			r, err := w.Runs.Get(ctx, h.RunID)
+			if errors.Is(err, fault.ErrNotFound) {
+				continue // pruned since the match
+			} else if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+		if !res.More || len(res.Hits) == 0 {
+			break
+		}
+		o.Before = res.Hits[len(res.Hits)-1].N
+	}
+	slices.SortStableFunc(runs, func(a, b run.Run) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	return runs, nil
+}
+
 // RunView is a run as get_run and list_runs show it.
 type RunView struct {
 	run.Run
@@ -407,9 +444,11 @@ func runTools() []toolDef {
 		},
 	}, {
 		name: "list_runs", title: "List runs", readOnly: true, idempotent: true,
-		description: "List runs (executions of agents), newest first, with status (queued, running, paused, done, failed, cancelled), source (chat, api, agent, schedule, trigger), tokens and cost. Filter by agent, status, source and start time.",
+		description: "List runs (executions of agents), newest first, with status (queued, running, paused, done, failed, cancelled), source (chat, api, agent, schedule, trigger), tokens and cost. Filter by agent, status, source and start time. " +
+			"Pass query to list only the runs whose input, messages, tool calls, tool results, errors or notes contain its words (full-text: every word must appear; \"a phrase\" in quotes, word* for a prefix, -word to exclude); the other filters still apply.",
 		schema: `{"type":"object","properties":{` +
 			`"agent":{"type":"string","description":"Only this agent's runs (id or @handle)."},` +
+			`"query":{"type":"string","maxLength":500,"description":"Full-text search: only runs whose steps contain these words, e.g. invoice \"rate limit\" deploy* -draft."},` +
 			`"status":{"type":"string","enum":["queued","running","paused","done","failed","cancelled"]},` +
 			`"source":{"type":"string","enum":["chat","api","agent","schedule","trigger"]},` +
 			`"since":{"type":"string","description":"Only runs created at or after this RFC 3339 time."},` +
@@ -418,6 +457,7 @@ func runTools() []toolDef {
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
 				Agent  string `json:"agent"`
+				Query  string `json:"query"`
 				Status string `json:"status"`
 				Source string `json:"source"`
 				Since  string `json:"since"`
@@ -450,7 +490,13 @@ func runTools() []toolDef {
 			case limit < 1 || limit > 200:
 				return nil, fault.Invalid("limit must be between 1 and 200 (default 50); for older runs pass since, or filter by agent, status or source")
 			}
-			runs, err := w.Runs.List(ctx, o)
+			var runs []run.Run
+			var err error
+			if in.Query != "" {
+				runs, err = searchRuns(ctx, w, search.Options{Query: in.Query, AgentID: o.AgentID, Source: in.Source, Status: in.Status, Since: since}, limit)
+			} else {
+				runs, err = w.Runs.List(ctx, o)
+			}
 			if err != nil {
 				return nil, err
 			}

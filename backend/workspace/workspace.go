@@ -50,8 +50,10 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/outbox"
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/replica"
+	"github.com/rerun-build/rerun-desktop/backend/retention"
 	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
+	"github.com/rerun-build/rerun-desktop/backend/search"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/skill"
 	"github.com/rerun-build/rerun-desktop/backend/store"
@@ -106,6 +108,10 @@ type Config struct {
 	// workspace variable wins over the key. Base URL "" is Firecrawl's.
 	FirecrawlAPIKey  string
 	FirecrawlBaseURL string
+	// Retention tunes every workspace's pruning (interval, batch, clock);
+	// the zero value prunes hourly. What is kept is each workspace's
+	// setting (retention.Settings).
+	Retention retention.Config
 }
 
 // embedder is the configured embeddings client, nil for keywords only.
@@ -169,6 +175,11 @@ type Workspace struct {
 	// Foreman is the built-in agent that onboards the workspace: its
 	// onboarding state and its tools.
 	Foreman *foreman.Foreman
+	// Search is full-text search over what the runs did and the
+	// notifications (snippets masked with the variables); Retention prunes
+	// old runs in the background, pins runs and measures disk use.
+	Search    *search.Service
+	Retention *retention.Service
 
 	mu   sync.Mutex
 	info Info
@@ -403,6 +414,7 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 		"apps":          w.Connectors.Serve,
 		"relay link":    w.Relay.Serve,
 		"onboarding":    w.Foreman.Serve,
+		"retention":     w.Retention.Serve,
 	} {
 		h.group.Add(1)
 		w.served.Add(1)
@@ -593,6 +605,12 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		return nil, fmt.Errorf("open workspace %s: %w", id, err)
 	}
 	w.Outbox.SetPhones(w.Relay) // cards reach the paired phones through the relay
+	w.Search = search.New(db, vars)
+	w.Retention = retention.New(db, retention.Dirs{Workspace: dir, Agents: filepath.Join(dir, "agents")}, log, h.cfg.Retention)
+	if err := keepUpgradedHistory(ctx, db); err != nil { // retention.go
+		db.Close()
+		return nil, fmt.Errorf("open workspace %s retention: %w", id, err)
+	}
 	var name, created string
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'name'`).Scan(&name)
 	_ = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'created_at'`).Scan(&created)
