@@ -23,6 +23,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/outbox"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
+	"github.com/rerun-build/rerun-desktop/backend/run"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/sync/client"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
@@ -170,7 +171,10 @@ func (r *Service) PhonesPaired() bool {
 }
 
 // phoneCard is what a push carries to the phone, sealed: the card as the
-// outbox rendered and masked it, cut to fit a push.
+// outbox rendered and masked it, and what the phone needs to answer a
+// connector, budget or credential card (phoneForm), cut to fit a push.
+// It never carries a variable's value: a credential card names its
+// variable, the phone asks for the value and seals it in the answer.
 type phoneCard struct {
 	V         int               `json:"v"`
 	ID        string            `json:"id"` // the notification
@@ -181,18 +185,94 @@ type phoneCard struct {
 	Body      string            `json:"body,omitempty"`
 	Questions []outbox.Question `json:"questions,omitempty"`
 	Items     []outbox.Item     `json:"items,omitempty"`
-	CreatedAt time.Time         `json:"created_at"`
+	phoneForm
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// phoneForm is the request of a connector, budget or credential card, as
+// the phone shows it; at most one is set, by the card's kind.
+type phoneForm struct {
+	Connector  *phoneConnector  `json:"connector,omitempty"`
+	Budget     *phoneBudget     `json:"budget,omitempty"`
+	Credential *phoneCredential `json:"credential,omitempty"`
+}
+
+// phoneConnector is a connector card's setup form: the phone answers
+// {"values": {field: value}} or declines ({"dismiss": true}).
+type phoneConnector struct {
+	Connector   string        `json:"connector"`
+	Description string        `json:"description,omitempty"`
+	Fields      []pause.Field `json:"fields"`
+}
+
+// phoneBudget is a budget card: what was spent against which limit, and the
+// card's proposals for its choices (pause.BudgetAllow, BudgetRaise,
+// BudgetStop).
+type phoneBudget struct {
+	Line         string  `json:"line"` // pause.BudgetRequest.Describe
+	Unit         string  `json:"unit"`
+	Limit        float64 `json:"limit"`
+	Spent        float64 `json:"spent"`
+	Need         float64 `json:"need"`
+	SuggestMore  float64 `json:"suggest_more"`
+	SuggestLimit float64 `json:"suggest_limit"`
+}
+
+// phoneCredential is a credential card: the variable, where to get its
+// value, and the hosts the variable may be sent to (none: any host).
+type phoneCredential struct {
+	Variable    string   `json:"variable"`
+	Label       string   `json:"label"`
+	Description string   `json:"description,omitempty"`
+	URL         string   `json:"url,omitempty"`
+	Hosts       []string `json:"hosts,omitempty"`
 }
 
 // answerable are the card kinds a phone answers; others it only shows.
-var answerable = []string{"question", "approval"}
+var answerable = []string{pause.Question, pause.Approval, pause.Connector, pause.Budget, pause.Credential}
 
-// sealCard seals m's card for a push: details are cut, then the body,
-// until it fits; a card that still does not fit is shown, not answered,
-// on the phone.
-func sealCard(key []byte, m outbox.Message) ([]byte, error) {
+// phoneFormOf reads what the phone needs to answer p (a connector, budget
+// or credential card), its texts masked with redact; hosts gives a
+// variable's host list.
+func phoneFormOf(p run.Pause, redact func(string) string, hosts func(string) []string) phoneForm {
+	switch p.Kind {
+	case pause.Connector:
+		c, err := pause.Decode[pause.ConnectorRequest](p.Request)
+		if err != nil {
+			return phoneForm{}
+		}
+		for i := range c.Fields {
+			f := &c.Fields[i]
+			f.Label, f.Placeholder, f.Help = redact(f.Label), redact(f.Placeholder), redact(f.Help)
+			for j := range f.Options {
+				f.Options[j] = redact(f.Options[j])
+			}
+		}
+		return phoneForm{Connector: &phoneConnector{Connector: redact(c.Connector), Description: redact(c.Description), Fields: c.Fields}}
+	case pause.Budget:
+		b, err := pause.Decode[pause.BudgetRequest](p.Request)
+		if err != nil {
+			return phoneForm{}
+		}
+		return phoneForm{Budget: &phoneBudget{Line: b.Describe(), Unit: b.Unit, Limit: b.Limit, Spent: b.Spent, Need: b.Need,
+			SuggestMore: b.SuggestMore, SuggestLimit: b.SuggestLimit}}
+	case pause.Credential:
+		c, err := pause.Decode[pause.CredentialRequest](p.Request)
+		if err != nil {
+			return phoneForm{}
+		}
+		return phoneForm{Credential: &phoneCredential{Variable: c.Variable, Label: redact(c.Label),
+			Description: redact(c.Description), URL: redact(c.URL), Hosts: hosts(c.Variable)}}
+	}
+	return phoneForm{}
+}
+
+// sealCard seals m's card, with form, for a push: details are cut, then
+// the body, until it fits; a card that still does not fit is shown, not
+// answered, on the phone.
+func sealCard(key []byte, m outbox.Message, form phoneForm) ([]byte, error) {
 	c := phoneCard{V: 1, ID: m.NotificationID, PauseID: m.PauseID, Kind: m.Kind, Agent: cutText(m.Agent, 80),
-		Title: cutText(m.Title, 200), Body: m.Body, Questions: m.Questions, Items: m.Items, CreatedAt: m.CreatedAt}
+		Title: cutText(m.Title, 200), Body: m.Body, Questions: m.Questions, Items: m.Items, phoneForm: form, CreatedAt: m.CreatedAt}
 	for _, limit := range []int{1000, 300, 80, 0} {
 		c.Body = cutText(m.Body, max(limit, 120))
 		for i := range c.Items {
@@ -205,7 +285,7 @@ func sealCard(key []byte, m outbox.Message) ([]byte, error) {
 			return sealed, err
 		}
 	}
-	c.Kind, c.Questions, c.Items, c.Body = "notice", nil, nil, "Too long for the phone: open it on your computer."
+	c.Kind, c.Questions, c.Items, c.phoneForm, c.Body = "notice", nil, nil, phoneForm{}, "Too long for the phone: open it on your computer."
 	return sealJSON(key, c)
 }
 
@@ -234,7 +314,13 @@ func (r *Service) PushPhones(ctx context.Context, sendID string, m outbox.Messag
 	if err != nil {
 		return err
 	}
-	sealed, err := sealCard(protocol.PhoneKey(l.SyncKey), m)
+	var form phoneForm
+	if m.PauseID != "" {
+		if p, err := r.runs.GetPause(ctx, m.PauseID); err == nil {
+			form = phoneFormOf(p, r.vars.Redact, r.vars.Hosts)
+		}
+	}
+	sealed, err := sealCard(protocol.PhoneKey(l.SyncKey), m, form)
 	if err != nil {
 		return err
 	}
@@ -293,7 +379,7 @@ func (r *Service) phoneAnswer(ctx context.Context, l *relayLink, d client.Delive
 	a, err := ReadPhoneAnswer(protocol.PhoneKey(l.SyncKey), phone, d.Body)
 	if err != nil {
 		r.log.Warn("phone answer refused", "phone", phone, "err", err)
-		return "", fmt.Errorf("%w: %v", client.ErrRefused, err)
+		return "", fmt.Errorf("%w: %v", client.ErrRefused, err) // the seal or shape is wrong: no value in it
 	}
 	p, err := r.runs.GetPause(ctx, a.PauseID)
 	switch {
@@ -308,12 +394,16 @@ func (r *Service) phoneAnswer(ctx context.Context, l *relayLink, d client.Delive
 		r.log.Info("phone answer for a card no longer open", "pause", p.ID, "status", p.Status)
 		return p.RunID, nil
 	}
+	// A credential's value, and a form's secret fields, are in a.Answer:
+	// it is never logged, and what is said of an error is masked (the
+	// relay keeps a refusal's reason).
 	if _, err := r.runs.Answer(ctx, p.ID, a.Answer); err != nil {
+		msg := r.vars.Redact(err.Error())
 		if errors.Is(err, fault.ErrInvalid) || errors.Is(err, fault.ErrConflict) || errors.Is(err, fault.ErrNotFound) {
-			r.log.Warn("phone answer refused", "pause", p.ID, "phone", phone, "err", r.vars.Redact(err.Error()))
-			return "", fmt.Errorf("%w: %v", client.ErrRefused, err)
+			r.log.Warn("phone answer refused", "pause", p.ID, "phone", phone, "err", msg)
+			return "", fmt.Errorf("%w: %s", client.ErrRefused, msg)
 		}
-		return "", err
+		return "", fmt.Errorf("apply the phone's answer: %s", msg)
 	}
 	r.log.Info("card answered from a phone", "pause", p.ID, "phone", phone, "at", store.FormatTime(a.At))
 	return p.RunID, nil

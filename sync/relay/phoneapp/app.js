@@ -138,11 +138,111 @@
           answer(cfg, card, { decisions: decisions.map((d) => ({ id: d.id, approved: d.approved, note: "" })) }, status);
         },
       }, "Send decisions")));
+    } else if (card.kind === "connector" && card.connector) {
+      connectorView(cfg, card, parts, status);
+    } else if (card.kind === "budget" && card.budget) {
+      budgetView(cfg, card, parts, status);
+    } else if (card.kind === "credential" && card.credential) {
+      credentialView(cfg, card, parts, status);
     } else {
       parts.push(el("p", { class: "muted" }, "Answer this one on your computer."));
     }
     parts.push(status);
     return el("article", { class: "card", "data-card": card.id }, parts);
+  }
+
+  let uid = 0;
+  // field is a labelled input; a secret is a password input, never stored:
+  // its value leaves the phone only inside the sealed answer.
+  function field(label, input, help) {
+    const id = "f" + (++uid);
+    input.id = id;
+    return el("div", { class: "field" }, el("label", { for: id }, label), input, help ? el("p", { class: "muted" }, help) : null);
+  }
+
+  function secretInput(testid) {
+    return el("input", { type: "password", autocomplete: "off", autocapitalize: "off", spellcheck: "false", "data-testid": testid });
+  }
+
+  function decline(cfg, card, status, text) {
+    return el("button", { type: "button", onclick: () => answer(cfg, card, { dismiss: true, note: "Declined on the phone" }, status) }, text);
+  }
+
+  // A connector card: the integration's setup form; Connect sends its
+  // values, Decline closes the card without them.
+  function connectorView(cfg, card, parts, status) {
+    const c = card.connector;
+    parts.push(el("p", {}, "Connect ", el("strong", {}, c.connector)));
+    if (c.description) parts.push(el("p", { class: "muted" }, c.description));
+    const inputs = (c.fields || []).map((f) => {
+      let input;
+      if (f.type === "secret") input = secretInput("connector-" + f.name);
+      else if (f.type === "select" && f.options && f.options.length) {
+        input = el("select", {}, el("option", { value: "" }, f.placeholder || "Choose…"), f.options.map((o) => el("option", { value: o }, o)));
+      } else input = el("input", { type: f.type === "url" ? "url" : "text", placeholder: f.placeholder || null, autocomplete: "off" });
+      if (f.required) input.required = true;
+      parts.push(field((f.label || f.name) + (f.required ? " *" : ""), input, f.help));
+      return { f, input };
+    });
+    parts.push(el("div", { class: "row" }, el("button", {
+      class: "primary", onclick: () => {
+        const values = {};
+        for (const { f, input } of inputs) {
+          const v = f.type === "secret" ? input.value : input.value.trim();
+          if (!v.trim() && f.required) { status.textContent = (f.label || f.name) + " is required."; status.className = "error"; input.focus(); return; }
+          if (v.trim()) values[f.name] = v;
+        }
+        answer(cfg, card, { values }, status);
+      },
+    }, "Connect"), decline(cfg, card, status, "Decline")));
+    if (inputs.some(({ f }) => f.type === "secret")) {
+      parts.push(el("p", { class: "muted" }, "Masked fields are sealed on this phone and go straight into your workspace variables."));
+    }
+  }
+
+  function amount(b, v) {
+    return b.unit === "usd" ? "$" + Number(v).toFixed(2) : Math.round(v).toLocaleString("en-US") + " tokens";
+  }
+
+  // A budget card: what was spent against the limit, and the app's three
+  // ways on: allow more for this run, raise the limit, or stop.
+  function budgetView(cfg, card, parts, status) {
+    const b = card.budget;
+    const unit = b.unit === "usd" ? "US dollars" : "tokens";
+    parts.push(el("p", { "data-testid": "budget-line" }, b.line));
+    const more = el("input", { type: "text", inputmode: "decimal", value: String(b.suggest_more) });
+    const limit = el("input", { type: "text", inputmode: "decimal", value: String(b.suggest_limit) });
+    parts.push(field("Allow how much more for this run, in " + unit, more));
+    parts.push(field("Or raise the limit to, in " + unit, limit));
+    const send = (choice, input) => {
+      const v = Number(input.value.replace(/[$,\s_]/g, ""));
+      if (!Number.isFinite(v) || v <= 0) { status.textContent = "Enter an amount above 0."; status.className = "error"; input.focus(); return; }
+      if (choice === "raise" && v <= b.spent) { status.textContent = "Raise it above what was spent (" + amount(b, b.spent) + ")."; status.className = "error"; input.focus(); return; }
+      answer(cfg, card, { choice, amount: b.unit === "tokens" ? Math.floor(v) : v }, status);
+    };
+    parts.push(el("div", { class: "row" },
+      el("button", { class: "primary", type: "button", onclick: () => send("allow", more) }, "Allow more"),
+      el("button", { type: "button", onclick: () => send("raise", limit) }, "Raise the limit"),
+      el("button", { type: "button", onclick: () => answer(cfg, card, { choice: "stop", amount: 0 }, status) }, "Stop the run")));
+  }
+
+  // A credential card: one masked field for a named variable. The value is
+  // sealed into the answer and cleared here once sent.
+  function credentialView(cfg, card, parts, status) {
+    const c = card.credential;
+    if (c.description) parts.push(el("p", { class: "muted" }, c.description));
+    if (/^https?:\/\//i.test(c.url || "")) parts.push(el("p", {}, el("a", { href: c.url, target: "_blank", rel: "noopener noreferrer" }, "Where to get it ↗")));
+    const input = secretInput("credential-value");
+    parts.push(field((c.label || c.variable) + " (${" + c.variable + "})", input,
+      c.hosts && c.hosts.length ? "It may be sent only to " + c.hosts.join(", ") + "." : "It may be sent to any host."));
+    parts.push(el("div", { class: "row" }, el("button", {
+      class: "primary", onclick: () => {
+        const value = input.value;
+        if (!value.trim()) { status.textContent = "Enter the value first."; status.className = "error"; input.focus(); return; }
+        answer(cfg, card, { value }, status);
+      },
+    }, "Save to variables"), decline(cfg, card, status, "Decline")));
+    parts.push(el("p", { class: "muted" }, "The value is sealed on this phone for your computer, which stores it as ${" + c.variable + "}; the relay sees only ciphertext."));
   }
 
   async function render() {
