@@ -68,7 +68,7 @@ func (src appSource) search(ctx context.Context, env *tool.Env, input json.RawMe
 	if err := jsonarg.Decode(input, &in); err != nil {
 		return "", err
 	}
-	found := src.apps.Catalog().Search(in.Query, maxAppsFound)
+	found := src.apps.SearchApps(ctx, in.Query, maxAppsFound).Apps
 	if len(found) == 0 {
 		return fmt.Sprintf("no app matches %q; try other words, or ask the person to add the server as a custom MCP server in your Apps tab", in.Query), nil
 	}
@@ -214,9 +214,11 @@ func (s *Service) declareApp(ctx context.Context, agentID, name string) (connect
 			return c, true, nil
 		}
 	}
-	app, ok := s.apps.Catalog().Find(name)
-	if !ok {
-		return connector.Connector{}, false, nil
+	// A built-in app by id or name, else an MCP Registry server by its
+	// registry name (namespace/name), found by search_apps.
+	app, ok, err := s.apps.FindApp(ctx, name)
+	if err != nil || !ok {
+		return connector.Connector{}, false, err
 	}
 	inst, err := s.apps.Install(ctx, agentID, app.ID)
 	if err != nil {
