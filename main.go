@@ -251,35 +251,29 @@ func openFileIn(window bool) func(string) error {
 	if !window {
 		return nil
 	}
-	return func(path string) error {
-		var c *exec.Cmd
-		switch runtime.GOOS {
-		case "darwin":
-			c = exec.Command("open", path)
-		case "windows":
-			c = exec.Command("rundll32", "url.dll,FileProtocolHandler", path)
-		default:
-			c = exec.Command("xdg-open", path)
-		}
-		if err := c.Start(); err != nil {
-			return err
-		}
-		go c.Wait()
-		return nil
-	}
+	return systemOpen
 }
 
 func openBrowser(url string) {
+	if err := systemOpen(url); err != nil {
+		fmt.Fprintf(os.Stderr, "rerun: could not open a browser (%v); open the URL above yourself\n", err)
+	}
+}
+
+// systemOpen opens a URL or a file with what the system uses for it.
+func systemOpen(target string) error {
 	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
-		c = exec.Command("open", url)
+		c = exec.Command("open", target)
 	case "windows":
-		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", target)
 	default:
-		c = exec.Command("xdg-open", url)
+		c = exec.Command("xdg-open", target)
 	}
 	if err := c.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "rerun: could not open a browser (%v); open the URL above yourself\n", err)
+		return err
 	}
+	go c.Wait()
+	return nil
 }
