@@ -97,7 +97,7 @@ describe('chat', () => {
     await rows.nth(1).waitFor();
     assert.equal(await rows.count(), 2);
     assert.match(await rows.first().textContent(), /done/);
-    assert.match(await rows.first().textContent(), /\d+ \/ \d+/);
+    assert.match(await rows.first().textContent(), /\d+ in · \d+ out/);
     const chart = page.getByTestId('usage-chart');
     await chart.locator('svg').waitFor();
     assert.equal(await chart.getByTestId('usage-bar').count(), 30);
