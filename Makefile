@@ -69,9 +69,10 @@ test: setup test-go test-web test-e2e test-desktop test-dist
 
 # Tests keep the key that seals workspace variables in a file in their data
 # folder, never in this computer's OS keychain.
-# They never ask the internet for a newer release.
+# They never ask the internet for a newer release, nor the MCP registry.
 test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_KEYCHAIN = off
 test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_UPDATE_FEED = off
+test test-go test-e2e test-desktop test-dist bench fuzz: export RERUN_MCP_REGISTRY = off
 
 # The relay's store suite runs on PostgreSQL too: a throwaway cluster on
 # 127.0.0.1 (build/postgres.sh; installs Debian's postgresql when missing)

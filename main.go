@@ -153,6 +153,7 @@ func start(args []string, window bool) error {
 		Timezone: envconfig.Timezone(), Chrome: envconfig.Chrome(), LocalAddr: ln.Addr().String(),
 		APITools:        mcpapi.InProcess("http://" + ln.Addr().String()), // the Rerun agent's tools
 		Onboarding:      envconfig.Onboarding(),                           // the Foreman greets a new workspace
+		MCPRegistry:     envconfig.MCPRegistry(),                          // searched beside the built-in apps
 		FirecrawlAPIKey: firecrawlKey, FirecrawlBaseURL: firecrawlURL,
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ now_ms() { date +%s%3N; }
 launch() {
   local log="$data/log.$1" t0 t
   t0=$(now_ms)
-  RERUN_UPDATE_FEED=off "$bin" --data-dir "$data/home" --port 0 >"$log" 2>&1 &
+  RERUN_UPDATE_FEED=off RERUN_MCP_REGISTRY=off "$bin" --data-dir "$data/home" --port 0 >"$log" 2>&1 &
   pid=$!
   for _ in $(seq 12000); do
     if grep -q 'msg="ui board painted"' "$log"; then

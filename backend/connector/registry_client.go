@@ -477,16 +477,24 @@ func (s *Service) SearchApps(ctx context.Context, query string, limit int) Catal
 	out.Registry = st
 	builtin := map[string]bool{}
 	for _, a := range s.catalog.Apps {
-		builtin[strings.TrimRight(a.Homepage, "/")] = true
+		if a.Homepage != "" {
+			builtin[strings.TrimRight(a.Homepage, "/")] = true
+		}
 		for _, arg := range a.Transport.Args {
-			builtin[arg] = true
+			if p := packageOf(arg); p != "" {
+				builtin[p] = true
+			}
+		}
+		if a.Transport.URL != "" {
+			builtin[strings.TrimRight(a.Transport.URL, "/")] = true
 		}
 	}
 	for _, srv := range servers {
 		a := s.registry.App(srv)
-		dup := builtin[strings.TrimRight(a.Homepage, "/")] && a.Homepage != ""
+		dup := a.Homepage != "" && builtin[strings.TrimRight(a.Homepage, "/")] ||
+			a.Transport.URL != "" && builtin[strings.TrimRight(a.Transport.URL, "/")]
 		for _, arg := range a.Transport.Args {
-			if p, _, _ := strings.Cut(strings.TrimPrefix(arg, "@"), "@"); builtin[arg] || builtin["@"+p] || builtin[p] {
+			if p := packageOf(arg); p != "" && builtin[p] {
 				dup = true
 			}
 		}
@@ -495,6 +503,20 @@ func (s *Service) SearchApps(ctx context.Context, query string, limit int) Catal
 		}
 	}
 	return out
+}
+
+// packageOf is the package an npx or uvx argument names, without its
+// version (@scope/name@1.0 → @scope/name, name==1.0 → name); "" for an
+// option or a variable.
+func packageOf(arg string) string {
+	if arg == "" || strings.HasPrefix(arg, "-") || strings.Contains(arg, "${") || strings.Contains(arg, "://") {
+		return ""
+	}
+	arg, _, _ = strings.Cut(arg, "==")
+	if i := strings.LastIndex(arg, "@"); i > 0 {
+		arg = arg[:i]
+	}
+	return arg
 }
 
 // FindApp returns the app a person or an agent names: a built-in one by

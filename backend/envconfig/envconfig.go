@@ -144,6 +144,21 @@ func UpdateFeed() string {
 	return DefaultUpdateFeed
 }
 
+// DefaultMCPRegistry is the MCP registry the Apps catalog searches when
+// RERUN_MCP_REGISTRY is unset: the official one.
+const DefaultMCPRegistry = "https://registry.modelcontextprotocol.io"
+
+// MCPRegistry is RERUN_MCP_REGISTRY: the base URL of the MCP registry the
+// Apps catalog searches beside its built-in apps (a company's own
+// sub-registry), "off" for none, unset for DefaultMCPRegistry. The
+// person's choice in Settings → General wins over it.
+func MCPRegistry() string {
+	if v, ok := os.LookupEnv("RERUN_MCP_REGISTRY"); ok && strings.TrimSpace(v) != "" {
+		return strings.TrimSpace(v)
+	}
+	return DefaultMCPRegistry
+}
+
 // BackupPassphrase is RERUN_BACKUP_PASSPHRASE: the passphrase `rerun backup`
 // and `rerun restore` use when no --passphrase-file is given ("": ask).
 func BackupPassphrase() string { return os.Getenv("RERUN_BACKUP_PASSPHRASE") }

@@ -23,17 +23,16 @@ const oauthCallbackPath = "/oauth/callback"
 // an agent, custom MCP servers, sign-ins (forms and OAuth) and reviews.
 func (s *Server) appRoutes() {
 	m := s.mux
-	m.HandleFunc("GET /api/workspaces/{ws}/apps/catalog", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (catalogPage, error) {
+	m.HandleFunc("GET /api/workspaces/{ws}/apps/catalog", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) (connector.CatalogResult, error) {
 		limit := 50
 		if v := r.URL.Query().Get("limit"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
-				return catalogPage{}, fault.Invalid("limit %q must be a positive number", v)
+				return connector.CatalogResult{}, fault.Invalid("limit %q must be a positive number", v)
 			}
 			limit = n
 		}
-		cat := ws.Connectors.Catalog()
-		return catalogPage{Version: cat.Version, Apps: cat.Search(r.URL.Query().Get("q"), limit)}, nil
+		return ws.Connectors.SearchApps(ctx, r.URL.Query().Get("q"), limit), nil
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/agents/{id}/apps", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, _ none) ([]connector.Connector, error) {
 		id, err := agentOf(ctx, ws, r)
@@ -90,11 +89,6 @@ func (s *Server) appRoutes() {
 		return none{}, ws.Connectors.Uninstall(ctx, r.PathValue("cid"))
 	}))
 	m.HandleFunc("GET "+oauthCallbackPath, s.oauthCallback)
-}
-
-type catalogPage struct {
-	Version int             `json:"version"`
-	Apps    []connector.App `json:"apps"`
 }
 
 type triedTool struct {

@@ -22,6 +22,17 @@ type heldBody struct {
 type preferencesBody struct {
 	prefs.Prefs
 	Window bool `json:"window"`
+	// MCPRegistryURL is the registry the Apps catalog searches, "" when
+	// it is off.
+	MCPRegistryURL string `json:"mcp_registry_url"`
+}
+
+func (s *Server) preferences(p prefs.Prefs) preferencesBody {
+	b := preferencesBody{Prefs: p, Window: s.cfg.Window}
+	if s.cfg.Home != nil {
+		b.MCPRegistryURL = s.cfg.Home.MCPRegistry()
+	}
+	return b
 }
 
 // backgroundRoutes serve what keeps Rerun working away from the window:
@@ -30,14 +41,25 @@ type preferencesBody struct {
 func (s *Server) backgroundRoutes() {
 	m := s.mux
 	m.HandleFunc("GET /api/preferences", endpoint(s, 200, func(context.Context, *http.Request, none) (preferencesBody, error) {
-		return preferencesBody{s.prefs.Get(), s.cfg.Window}, nil
+		return s.preferences(s.prefs.Get()), nil
 	}))
 	m.HandleFunc("PUT /api/preferences", endpoint(s, 200, func(_ context.Context, _ *http.Request, in prefs.Change) (preferencesBody, error) {
-		p, err := s.prefs.Set(in)
-		if err == nil {
-			s.log.Info("preferences", "when_closed", p.WhenClosed)
+		before := s.prefs.Get()
+		if in.MCPRegistry != nil && s.cfg.Home != nil {
+			// The registry checks the URL; a bad one changes nothing.
+			if err := s.cfg.Home.SetMCPRegistry(*in.MCPRegistry); err != nil {
+				return s.preferences(before), err
+			}
 		}
-		return preferencesBody{p, s.cfg.Window}, err
+		p, err := s.prefs.Set(in)
+		if err != nil {
+			if in.MCPRegistry != nil && s.cfg.Home != nil {
+				s.cfg.Home.SetMCPRegistry(before.MCPRegistry)
+			}
+			return s.preferences(p), err
+		}
+		s.log.Info("preferences", "when_closed", p.WhenClosed, "mcp_registry", p.MCPRegistry)
+		return s.preferences(p), nil
 	}))
 	m.HandleFunc("GET /api/autostart", endpoint(s, 200, func(context.Context, *http.Request, none) (autostart.State, error) {
 		return s.cfg.Autostart.State(), nil

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/autostart"
+	"github.com/rerun-build/rerun-desktop/backend/connector"
+	"github.com/rerun-build/rerun-desktop/backend/connector/registrytest"
 	"github.com/rerun-build/rerun-desktop/backend/httpapi"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -161,4 +163,77 @@ func (s *syncWriter) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.String()
+}
+
+// The MCP registry the catalog searches: the one Rerun started with until
+// the person picks another in Settings → General (kept across restarts);
+// a URL that is not https is refused and changes nothing; off searches
+// only the built-in apps.
+func TestMCPRegistryPreference(t *testing.T) {
+	data := t.TempDir()
+	started := registrytest.New(t, registrytest.NPM("io.github.test/weather", "Forecasts.", "weather-mcp", "1.0.0"))
+	company := registrytest.New(t, registrytest.NPM("com.example/ledger", "The company ledger.", "@example/ledger-mcp", "2.0.0"))
+	home, err := workspace.Open(context.Background(), workspace.Config{DataDir: data, MCPRegistry: started.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	type body struct {
+		MCPRegistry    string `json:"mcp_registry"`
+		MCPRegistryURL string `json:"mcp_registry_url"`
+	}
+	serve := func() *env {
+		srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: token, DataDir: data}))
+		t.Cleanup(srv.Close)
+		return &env{srv: srv, home: home, ws: home.Current()}
+	}
+	catalog := func(e *env, q string) (ids []string, registry string) {
+		t.Helper()
+		var page connector.CatalogResult
+		if code := e.do(t, "GET", "/api/workspaces/"+e.ws+"/apps/catalog?q="+q, "", &page); code != 200 {
+			t.Fatalf("catalog = %d", code)
+		}
+		for _, a := range page.Apps {
+			if a.Source == connector.SourceRegistry {
+				ids = append(ids, a.ID)
+			}
+		}
+		return ids, page.Registry.URL
+	}
+	e := serve()
+	var p body
+	if code := e.do(t, "GET", "/api/preferences", "", &p); code != 200 || p.MCPRegistry != "" || p.MCPRegistryURL != started.URL {
+		t.Fatalf("GET = %d %+v, want the registry Rerun started with", code, p)
+	}
+	if ids, u := catalog(e, "weather"); len(ids) != 1 || ids[0] != "io.github.test/weather" || u != started.URL {
+		t.Fatalf("catalog from the started registry: %v at %q", ids, u)
+	}
+	var fail struct{ Error string }
+	if code := e.do(t, "PUT", "/api/preferences", `{"mcp_registry":"http://registry.example.com"}`, &fail); code != 400 || !strings.Contains(fail.Error, "https://") {
+		t.Fatalf("PUT http URL = %d %q, want 400 saying https", code, fail.Error)
+	}
+	if code := e.do(t, "GET", "/api/preferences", "", &p); p.MCPRegistryURL != started.URL || p.MCPRegistry != "" {
+		t.Fatalf("a refused URL changed the registry: %d %+v", code, p)
+	}
+	if code := e.do(t, "PUT", "/api/preferences", `{"mcp_registry":"`+company.URL+`/"}`, &p); code != 200 || p.MCPRegistryURL != company.URL {
+		t.Fatalf("PUT company = %d %+v", code, p)
+	}
+	if ids, _ := catalog(e, "ledger"); len(ids) != 1 || ids[0] != "com.example/ledger" {
+		t.Fatalf("catalog from the company registry: %v", ids)
+	}
+	// The next launch (a new server on the same data) keeps the choice.
+	home.SetMCPRegistry("")
+	e = serve()
+	if code := e.do(t, "GET", "/api/preferences", "", &p); code != 200 || p.MCPRegistryURL != company.URL {
+		t.Fatalf("after restart = %d %+v, want the company registry kept", code, p)
+	}
+	if code := e.do(t, "PUT", "/api/preferences", `{"mcp_registry":"off"}`, &p); code != 200 || p.MCPRegistryURL != "" {
+		t.Fatalf("PUT off = %d %+v", code, p)
+	}
+	if ids, u := catalog(e, "ledger"); len(ids) != 0 || u != "" {
+		t.Fatalf("registry off still lists %v from %q", ids, u)
+	}
+	if code := e.do(t, "PUT", "/api/preferences", `{"mcp_registry":""}`, &p); code != 200 || p.MCPRegistryURL != started.URL {
+		t.Fatalf("PUT default = %d %+v, want the started registry back", code, p)
+	}
 }

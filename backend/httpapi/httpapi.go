@@ -98,6 +98,13 @@ func New(cfg Config) *Server {
 		dir = cfg.Home.DataDir()
 	}
 	s.prefs, s.dataDir = prefs.Open(dir), dir
+	// The person's choice of MCP registry wins over the one Rerun was
+	// started with.
+	if reg := s.prefs.Get().MCPRegistry; reg != "" && cfg.Home != nil {
+		if err := cfg.Home.SetMCPRegistry(reg); err != nil {
+			s.log.Warn("saved MCP registry not used", "err", err)
+		}
+	}
 	s.routes()
 	return s
 }

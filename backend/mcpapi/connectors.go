@@ -22,6 +22,11 @@ type CatalogApp struct {
 	Auth        string               `json:"auth"`
 	Runs        string               `json:"runs"` // stdio, http or sse
 	Variables   []connector.Variable `json:"variables"`
+	// Source is builtin (reviewed by Rerun) or registry (from the MCP
+	// Registry, not reviewed: its tools go through the person's review).
+	Source string `json:"source"`
+	// Needs says why a registry app cannot install on this computer.
+	Needs string `json:"needs,omitempty"`
 }
 
 // ConnectorView is an installed app as the tools show it.
@@ -49,7 +54,7 @@ func toConnector(c connector.Connector, handle string) ConnectorView {
 	return v
 }
 
-const connectorRef = `"connector":{"type":"string","description":"The app: its catalog id (github) or name (GitHub); for detach_connector also an installed connector's id (cn_…)."}`
+const connectorRef = `"connector":{"type":"string","description":"The app: its catalog id (github), its name (GitHub) or a registry server's id (io.github.owner/name); for detach_connector also an installed connector's id (cn_…)."}`
 
 // maxConnectorsFound bounds what search_connectors lists.
 const maxConnectorsFound = 50
@@ -58,7 +63,9 @@ func connectorTools() []toolDef {
 	return []toolDef{{
 		name: "search_connectors", title: "Search the app catalog", readOnly: true, idempotent: true,
 		description: "Search the catalog of connectors (apps: MCP servers such as GitHub, Slack, Notion, Stripe, Linear, Gmail, web search) an agent can be given, " +
-			"by words, name or category. Shows how each signs in (none, api_key, oauth) and the variables the person will be asked for. An empty query lists them all.",
+			"by words, name or category. Shows how each signs in (none, api_key, oauth) and the variables the person will be asked for. An empty query lists them all. " +
+			"Built-in apps (source builtin, reviewed by Rerun) come first, then servers from the MCP Registry (source registry, ids like io.github.owner/name): " +
+			"not reviewed by Rerun, their tools wait for the person's approval; needs says why one cannot install on this computer.",
 		schema: `{"type":"object","properties":{"query":{"type":"string","description":"Words, a name or a category, e.g. issues, email, payments."}},"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {
@@ -67,17 +74,18 @@ func connectorTools() []toolDef {
 			if err := decode(args, &in); err != nil {
 				return nil, err
 			}
-			cat := w.Connectors.Catalog()
+			cat := w.Connectors.SearchApps(ctx, in.Query, maxConnectorsFound)
 			out := []CatalogApp{}
-			for _, a := range cat.Search(in.Query, maxConnectorsFound) {
+			for _, a := range cat.Apps {
 				vars := a.Variables
 				if vars == nil {
 					vars = []connector.Variable{}
 				}
 				out = append(out, CatalogApp{ID: a.ID, Name: a.Name, Description: a.Description, Category: a.Category,
-					Homepage: a.Homepage, Auth: a.Auth, Runs: a.Transport.Type, Variables: vars})
+					Homepage: a.Homepage, Auth: a.Auth, Runs: a.Transport.Type, Variables: vars, Source: a.Source, Needs: a.Needs})
 			}
-			return map[string]any{"catalog_version": cat.Version, "connectors": out}, nil
+			res := map[string]any{"catalog_version": cat.Version, "connectors": out, "registry": registryNote(cat.Registry)}
+			return res, nil
 		},
 	}, {
 		name: "list_connectors", title: "List the workspace's connectors", readOnly: true, idempotent: true,
@@ -137,7 +145,10 @@ func connectorTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			app, ok := w.Connectors.Catalog().Find(ref)
+			app, ok, err := w.Connectors.FindApp(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
 				return nil, fault.NotFound("no app %q in the catalog; search_connectors shows the ids", ref)
 			}
@@ -152,6 +163,10 @@ func connectorTools() []toolDef {
 				out["message"] = "Declared. The person must finish the sign-in in the Rerun app: " + c.Next
 			default:
 				out["message"] = "Attached: " + app.Name + " needs no sign-in."
+			}
+			if app.Source == connector.SourceRegistry {
+				out["message"] = out["message"].(string) + " It comes from the MCP Registry and was not reviewed by Rerun: " +
+					"the person approves its tools in the agent's Apps tab before the agent can call them."
 			}
 			return out, nil
 		},
@@ -180,6 +195,19 @@ func connectorTools() []toolDef {
 			return nil, fault.NotFound("@%s has no connector %q; list_agent_connectors shows them", a.Handle, ref)
 		},
 	}}
+}
+
+// registryNote says where search_connectors' registry entries came from.
+func registryNote(st connector.RegistryStatus) string {
+	switch {
+	case st.URL == "":
+		return "The MCP Registry is off: only the built-in apps are listed."
+	case st.Offline && st.CachedAt != nil:
+		return "The MCP Registry (" + st.URL + ") cannot be reached: its entries are from the copy saved " + st.CachedAt.UTC().Format("2006-01-02 15:04 UTC") + "."
+	case st.Offline:
+		return "The MCP Registry (" + st.URL + ") cannot be reached and nothing of it is saved: only the built-in apps are listed."
+	}
+	return "Built-in apps (reviewed by Rerun) first, then servers from the MCP Registry (" + st.URL + "), not reviewed by Rerun."
 }
 
 // agentAndConnector decodes {agent, connector} and finds the agent.

@@ -1,5 +1,6 @@
 // Package prefs keeps this computer's choices about the app itself, as
-// opposed to a workspace's settings: for now what closing the window does.
+// opposed to a workspace's settings: what closing the window does and which
+// MCP registry the Apps catalog searches.
 // They live in the data directory as preferences.json; a file that cannot
 // be read gives the defaults (and is overwritten at the next change), so a
 // damaged file never keeps the app from starting.
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -29,11 +31,17 @@ const (
 type Prefs struct {
 	// WhenClosed is what closing the window does: InBackground or Quit.
 	WhenClosed string `json:"when_closed"`
+	// MCPRegistry is the MCP registry the Apps catalog searches: "" the
+	// one Rerun was started with (the official one unless
+	// RERUN_MCP_REGISTRY says otherwise), "off" none, or a company's own
+	// registry's base URL. The caller checks the URL before it is set.
+	MCPRegistry string `json:"mcp_registry"`
 }
 
 // Change is a partial update: what is nil stays.
 type Change struct {
-	WhenClosed *string `json:"when_closed"`
+	WhenClosed  *string `json:"when_closed"`
+	MCPRegistry *string `json:"mcp_registry"`
 }
 
 // Defaults are the choices of a computer that made none.
@@ -89,6 +97,7 @@ func parse(b []byte) (Prefs, error) {
 	if checkWhenClosed(saved.WhenClosed) == nil {
 		p.WhenClosed = saved.WhenClosed
 	}
+	p.MCPRegistry = strings.TrimSpace(saved.MCPRegistry)
 	return p, nil
 }
 
@@ -110,6 +119,9 @@ func (s *Store) Set(c Change) (Prefs, error) {
 			return p, err
 		}
 		p.WhenClosed = *c.WhenClosed
+	}
+	if c.MCPRegistry != nil {
+		p.MCPRegistry = strings.TrimSpace(*c.MCPRegistry)
 	}
 	if s.path == "" {
 		return s.Get(), errors.New("save preferences: no data directory")

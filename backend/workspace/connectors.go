@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rerun-build/rerun-desktop/backend/connector"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
@@ -26,8 +28,42 @@ func (h *Home) openApps(id, dir string, db *store.DB, vars *secret.Variables, no
 			log.Warn("notify of a blocked app", "connector", c.ID, "err", err)
 		}
 	}
-	return connector.New(connector.Deps{DB: db, Workspace: id, Vars: vars, Bus: &h.bus, Logger: log, OnBlocked: blocked},
+	apps, err := connector.New(connector.Deps{DB: db, Workspace: id, Vars: vars, Bus: &h.bus, Logger: log, OnBlocked: blocked},
 		connector.Config{AgentsDir: filepath.Join(dir, "agents")})
+	if err != nil {
+		return nil, err
+	}
+	apps.SetRegistry(h.registry)
+	return apps, nil
+}
+
+// mcpRegistry is the registry reader of c.MCPRegistry, its cache in the
+// data directory.
+func (c Config) mcpRegistry() (*connector.Registry, error) {
+	r := connector.NewRegistry(connector.RegistryConfig{URL: "off", CacheFile: filepath.Join(c.DataDir, "mcp-registry.json")})
+	if u := c.MCPRegistry; u != "" {
+		if err := r.SetURL(u); err != nil {
+			return nil, fmt.Errorf("MCP registry: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// MCPRegistry is the base URL of the MCP registry the Apps catalog
+// searches, "" when it is off.
+func (h *Home) MCPRegistry() string { return h.registry.URL() }
+
+// SetMCPRegistry points every workspace's Apps catalog at another MCP
+// registry: a base URL (https, or http on this computer), "off" for none,
+// or "" for the one this computer was started with (Config.MCPRegistry).
+func (h *Home) SetMCPRegistry(raw string) error {
+	if raw = strings.TrimSpace(raw); raw == "" {
+		raw = h.cfg.MCPRegistry
+		if raw == "" {
+			raw = "off"
+		}
+	}
+	return h.registry.SetURL(raw)
 }
 
 // AuthOwner finds the workspace that started the app sign-in a browser

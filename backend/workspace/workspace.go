@@ -112,6 +112,11 @@ type Config struct {
 	// the zero value prunes hourly. What is kept is each workspace's
 	// setting (retention.Settings).
 	Retention retention.Config
+	// MCPRegistry is the MCP registry the Apps catalog searches and
+	// installs from beside the built-in apps (envconfig.MCPRegistry): a
+	// base URL, or "" or "off" for none (what tests use). Its answers are
+	// cached in <data-dir>/mcp-registry.json for offline use.
+	MCPRegistry string
 }
 
 // embedder is the configured embeddings client, nil for keywords only.
@@ -242,6 +247,9 @@ type Home struct {
 	// without h.mu (a log line written while h.mu is held must not wait
 	// for it).
 	variables atomic.Pointer[[]*secret.Variables]
+	// registry is the MCP registry every workspace's Apps catalog
+	// searches (one cache for the computer).
+	registry *connector.Registry
 
 	mu      sync.Mutex
 	open    map[string]*Workspace
@@ -267,7 +275,11 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &Home{cfg: cfg, open: map[string]*Workspace{}, embedder: cfg.embedder()}
+	registry, err := cfg.mcpRegistry()
+	if err != nil {
+		return nil, err
+	}
+	h := &Home{cfg: cfg, open: map[string]*Workspace{}, embedder: cfg.embedder(), registry: registry}
 	h.log = slog.New(secret.RedactingHandler(log.Handler(), h.redact))
 	log = h.log
 	if err := os.MkdirAll(h.workspacesDir(), 0o700); err != nil {

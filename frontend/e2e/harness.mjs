@@ -101,16 +101,18 @@ const MODEL_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 
  * Runs `rerun serve --port 0 --data-dir <fresh dir>` and waits for its URL.
  * Without `llm` the server has no model provider; with a fake from
  * startFakeLLM() it talks to it as OpenAI. The Foreman's onboarding is off
- * (RERUN_ONBOARDING=off) unless `onboarding: true`.
+ * (RERUN_ONBOARDING=off) unless `onboarding: true`; the MCP registry is off
+ * unless `registry` gives a base URL (RERUN_MCP_REGISTRY).
  * Returns { url (with token), origin, dataDir, stop() }.
  */
-export async function startServer({ dataDir, llm, onboarding = false } = {}) {
+export async function startServer({ dataDir, llm, onboarding = false, registry = 'off' } = {}) {
   const bin = rerunBinary();
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'rerun-e2e-data-'));
   const env = { ...process.env };
   for (const k of MODEL_ENV) delete env[k];
   if (llm) Object.assign(env, { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: llm.openaiBaseURL });
   env.RERUN_ONBOARDING = onboarding ? 'on' : 'off';
+  env.RERUN_MCP_REGISTRY = registry; // the MCP registry the Apps catalog searches ('off': none)
   const proc = spawn(bin, ['serve', '--port', '0', '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderr = '';
   proc.stderr.on('data', (d) => {
