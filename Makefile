@@ -17,7 +17,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench fuzz clean
+.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench check-catalog fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -137,6 +137,10 @@ test-dist:
 bench: build server $(BIN)/fakellm
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
+
+## check-catalog: ask npm and PyPI whether every built-in app's package is still published and not deprecated (needs the network)
+check-catalog:
+	RERUN_CHECK_CATALOG=1 $(GO) test -count=1 -run TestCatalogPackagesStillPublished -v ./backend/connector
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
 FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzExecArg:./backend/autostart FuzzWindowsArg:./backend/autostart FuzzParse:./backend/prefs FuzzCheckSubscription:./sync/protocol FuzzParsePhoneSecret:./sync/protocol FuzzOpenPhone:./sync/protocol FuzzPhoneAnswer:./backend/relaylink FuzzCommandDestinations:./backend/tool FuzzParse:./backend/update FuzzRead:./backend/backup FuzzCheckName:./backend/backup FuzzRead:./backend/agentfile FuzzParse:./backend/search FuzzReadRegistry:./backend/connector FuzzChatStream:./backend/llm

@@ -161,8 +161,8 @@ func TestSearch(t *testing.T) {
 		{query: "jira", wantFirst: "atlassian"},
 		{query: "gmail", wantFirst: "gmail", wantIn: []string{"composio"}},
 		{query: "web search", wantIn: []string{"brave-search", "exa", "tavily"}},
-		{query: "browser", wantIn: []string{"playwright", "puppeteer"}},
-		{query: "database sql", wantIn: []string{"postgres", "sqlite"}},
+		{query: "browser", wantIn: []string{"playwright"}},
+		{query: "database sql", wantIn: []string{"postgres", "supabase"}},
 		{query: "no-such-thing-anywhere", wantNone: true},
 	}
 	for _, tc := range tests {
@@ -204,8 +204,8 @@ func TestFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ref, want := range map[string]string{"github": "github", "GitHub": "github", " google maps ": "google-maps",
-		"Google-Maps": "google-maps", "git hub": "", "": ""} {
+	for ref, want := range map[string]string{"github": "github", "GitHub": "github", " hugging face ": "hugging-face",
+		"Hugging-Face": "hugging-face", "git hub": "", "": ""} {
 		if a, ok := cat.Find(ref); a.ID != want || ok != (want != "") {
 			t.Errorf("Find(%q) = %q, %v; want %q", ref, a.ID, ok, want)
 		}

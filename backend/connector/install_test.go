@@ -26,14 +26,14 @@ func TestInstallCatalogAppReturnsItsForm(t *testing.T) {
 	if c.CatalogID != "slack" || c.Slug != "slack" || c.Auth != connector.AuthAPIKey || c.Status != connector.StatusNeedsSignIn {
 		t.Fatalf("got %+v", c)
 	}
-	if !slices.Equal(c.Missing, []string{"SLACK_BOT_TOKEN", "SLACK_TEAM_ID"}) {
+	if !slices.Equal(c.Missing, []string{"SLACK_BOT_TOKEN"}) {
 		t.Errorf("missing %v", c.Missing)
 	}
 	if ev := <-events; ev.Kind != connector.KindCreated || ev.ID != c.ID || ev.Agent != agentA {
 		t.Errorf("got event %+v", ev)
 	}
 	form := inst.Form
-	if form == nil || form.Connector != "slack" || len(form.Fields) != 2 {
+	if form == nil || form.Connector != "slack" || len(form.Fields) != 1 {
 		t.Fatalf("got form %+v", form)
 	}
 	// The card is valid as it is, and each secret field is stored by the
@@ -64,12 +64,12 @@ func TestInstallCatalogAppReturnsItsForm(t *testing.T) {
 		t.Errorf("agent B has %d apps", len(list))
 	}
 
-	// Half filled: still needs sign-in, the form asks only for the rest.
-	c, err = f.svc.SignIn(ctx, c.ID, map[string]string{"bot_token": "xoxb-1"})
+	// Not filled: refused; filled: the form asks for nothing more.
+	c, err = f.svc.SignIn(ctx, c.ID, map[string]string{"bot_token": ""})
 	if err == nil {
 		t.Fatal("a form without its required field was accepted")
 	}
-	c, err = f.svc.SignIn(ctx, inst.Connector.ID, map[string]string{"bot_token": "xoxb-1", "team_id": "T123"})
+	c, err = f.svc.SignIn(ctx, inst.Connector.ID, map[string]string{"bot_token": "xoxb-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestSkillsOfInstalledApps(t *testing.T) {
 	f := newFixture(t, connector.Config{})
 	ts := newTestServer()
 	srv := ts.serveHTTP(t, "")
-	if _, err := f.svc.Install(ctx, agentA, "google-maps"); err != nil {
+	if _, err := f.svc.Install(ctx, agentA, "brave-search"); err != nil {
 		t.Fatal(err)
 	}
 	inst, err := f.svc.AddCustom(ctx, agentA, connector.Custom{Name: "Acme Tools", URL: srv.URL + "/mcp"})
@@ -204,16 +204,16 @@ func TestSkillsOfInstalledApps(t *testing.T) {
 	if got := f.svc.Skills(agentA); len(got) != 1 || got[0].Name != "acme-tools" {
 		t.Fatalf("before sign-in: got skills %+v, want only acme-tools", got)
 	}
-	f.set(t, "GOOGLE_MAPS_API_KEY", "maps-key")
+	f.set(t, "BRAVE_SEARCH_API_KEY", "brave-key")
 	got := f.svc.Skills(agentA)
-	if len(got) != 2 || got[0].Name != "google-maps" || got[1].Name != "acme-tools" || got[0].Description == "" {
+	if len(got) != 2 || got[0].Name != "brave-search" || got[1].Name != "acme-tools" || got[0].Description == "" {
 		t.Fatalf("got skills %+v", got)
 	}
 	if len(f.svc.Skills(agentB)) != 0 {
 		t.Error("agent B sees agent A's app skills")
 	}
-	sk, err := f.svc.LoadSkill(ctx, agentA, "google-maps")
-	if err != nil || !strings.Contains(sk.Body, "google_maps__maps_geocode") {
+	sk, err := f.svc.LoadSkill(ctx, agentA, "brave-search")
+	if err != nil || !strings.Contains(sk.Body, "brave_search__brave_web_search") {
 		t.Errorf("got %v, %v", sk.Body, err)
 	}
 	custom, err := f.svc.LoadSkill(ctx, agentA, "acme-tools")
