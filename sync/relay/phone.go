@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -141,8 +142,50 @@ func (s *Server) pushPhones(w http.ResponseWriter, r *http.Request, ws Workspace
 	writeJSON(w, status, out)
 }
 
+// DefaultPushHosts are the push services of the browsers phones run:
+// Chrome and the browsers built on it (FCM), Firefox (Mozilla's autopush),
+// Safari (Apple's) and Edge (Windows Push Notification Services).
+var DefaultPushHosts = []string{
+	"fcm.googleapis.com",
+	"updates.push.services.mozilla.com",
+	".push.apple.com",
+	".notify.windows.com",
+}
+
+// pushHostAllowed says whether endpoint names one of the relay's push hosts.
+func (s *Server) pushHostAllowed(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	for _, h := range s.cfg.PushHosts {
+		h = strings.ToLower(strings.TrimSpace(h))
+		if h != "" && (host == h || strings.HasPrefix(h, ".") && strings.HasSuffix(host, h)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSubscription is protocol.CheckSubscription and the push host check.
+func (s *Server) checkSubscription(sub protocol.Subscription) error {
+	if err := protocol.CheckSubscription(sub); err != nil {
+		return err
+	}
+	if !s.pushHostAllowed(sub.Endpoint) {
+		u, _ := url.Parse(sub.Endpoint)
+		return fmt.Errorf("%w: %.80s is not a push service this relay sends to (its operator lists them with -push-hosts)", protocol.ErrPhone, u.Hostname())
+	}
+	return nil
+}
+
 // webPush sends p to phone ph: gone says its subscription no longer exists.
 func (s *Server) webPush(ctx context.Context, ph PhoneRecord, p protocol.PhonePush) (gone bool, err error) {
+	// Checked again here: the list may have shrunk since the phone paired.
+	if !s.pushHostAllowed(ph.Subscription.Endpoint) {
+		return false, errors.New("the phone's push service is not one this relay sends to (-push-hosts): pair the phone again")
+	}
 	priv, pub, err := s.vapid(ctx)
 	if err != nil {
 		return false, err
@@ -221,7 +264,7 @@ func (s *Server) pairPhone(w http.ResponseWriter, r *http.Request) {
 	}
 	name, err := protocol.CheckPhoneName(p.Name)
 	if err == nil {
-		err = protocol.CheckSubscription(p.Subscription)
+		err = s.checkSubscription(p.Subscription)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -281,7 +324,7 @@ func (s *Server) resubscribe(w http.ResponseWriter, r *http.Request, p PhoneReco
 		writeError(w, http.StatusBadRequest, "the body must be PushSubscription.toJSON()")
 		return
 	}
-	if err := protocol.CheckSubscription(sub); err != nil {
+	if err := s.checkSubscription(sub); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}

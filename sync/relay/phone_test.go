@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,6 +73,15 @@ func TestPhonePairing(t *testing.T) {
 	if code, _, body := pair(t, r, l.WorkspaceID, token, "Pixel", bad); code != http.StatusBadRequest || !strings.Contains(body, "auth") {
 		t.Errorf("a damaged subscription: %d %s, want 400 about auth", code, body)
 	}
+	// A subscription naming a server that is not a push service: the relay
+	// would POST wherever a pairing told it to.
+	for _, endpoint := range []string{"https://metadata.internal/push/x", "https://fcm.googleapis.com.evil.example/x", "https://evilpush.apple.com.example/x"} {
+		bad := sub
+		bad.Endpoint = endpoint
+		if code, _, body := pair(t, r, l.WorkspaceID, token, "Pixel", bad); code != http.StatusBadRequest || !strings.Contains(body, "not a push service") {
+			t.Errorf("endpoint %s: %d %s, want 400 not a push service", endpoint, code, body)
+		}
+	}
 	code, p, body := pair(t, r, l.WorkspaceID, token, "Pixel", sub)
 	if code != http.StatusCreated || !protocol.ValidPhoneID(p.PhoneID) {
 		t.Fatalf("pair: %d %s", code, body)
@@ -110,6 +120,11 @@ func TestPhonePairing(t *testing.T) {
 	}
 	// The phone's secret works until the desktop removes the phone.
 	resub := push.Subscribe("c").Subscription
+	elsewhere := resub
+	elsewhere.Endpoint = "https://169.254.169.254/latest"
+	if code, body := do(t, "PUT", r.URL+protocol.PathPhoneAPI+"/subscription", p.Secret, jsonBody(t, elsewhere)); code != http.StatusBadRequest {
+		t.Errorf("resubscribe to a server that is not a push service: %d %s, want 400", code, body)
+	}
 	if code, body := do(t, "PUT", r.URL+protocol.PathPhoneAPI+"/subscription", p.Secret, jsonBody(t, resub)); code != http.StatusNoContent {
 		t.Errorf("resubscribe: %d %s", code, body)
 	}
@@ -226,5 +241,30 @@ func TestPhoneApp(t *testing.T) {
 	res, _ := http.Get(r.URL + "/p/icon-192.png")
 	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/png" {
 		t.Errorf("icon: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+}
+
+// A phone paired while its push service was allowed gets no push once the
+// operator's -push-hosts leaves it out: the list is checked at every push.
+func TestPhonePushOnlyToListedHosts(t *testing.T) {
+	r := relaytest.Start(t, relay.Config{})
+	l := r.Link(t)
+	push := pushtest.New(t)
+	pair(t, r, l.WorkspaceID, addPairing(t, r, l, time.Minute, time.Now()), "A", push.Subscribe("a").Subscription)
+
+	strict := httptest.NewServer(relay.New(r.Store, relay.Config{}))
+	defer strict.Close()
+	sealed, _ := protocol.SealPhone(protocol.PhoneKey(bytes.Repeat([]byte{7}, 32)), protocol.SealCard, []byte(`{"id":"nt_1"}`))
+	code, body := do(t, "POST", strict.URL+protocol.WorkspacePath(l.WorkspaceID, protocol.PathPhone+"/push"), l.Secret,
+		jsonBody(t, protocol.PhonePush{ID: "ob_1", Tag: "nt_1", Body: sealed}))
+	if code != http.StatusBadGateway || !strings.Contains(body, `"failed"`) {
+		t.Fatalf("push to a host off the list: %d %s, want 502 failed", code, body)
+	}
+	if n := push.Pending(); n != 0 {
+		t.Errorf("the push service got %d messages from a relay that does not list it", n)
+	}
+	phones, _ := r.Store.Phones(context.Background(), l.WorkspaceID)
+	if len(phones) != 1 || !strings.Contains(phones[0].LastError, "-push-hosts") {
+		t.Errorf("phones: %+v, want the one phone with the reason", phones)
 	}
 }

@@ -62,6 +62,12 @@ type Config struct {
 	// (default: a client of its own; tests give one that trusts their
 	// push service).
 	PushClient *http.Client
+	// PushHosts are the hosts a phone's push subscription may name: the
+	// relay sends Web Push only there, so a pairing cannot point it at
+	// another server (its own network, say). An entry starting with "."
+	// matches any host under it. Default DefaultPushHosts; tests add
+	// 127.0.0.1 for their push service.
+	PushHosts []string
 	// VAPIDSubject is the contact in the VAPID claims (RFC 8292): an
 	// https URL or an email address (default: PublicURL when it is https,
 	// else rerun-relay@localhost).
@@ -94,6 +100,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PushClient == nil {
 		c.PushClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if c.PushHosts == nil {
+		c.PushHosts = DefaultPushHosts
 	}
 	if c.VAPIDSubject == "" {
 		c.VAPIDSubject = "rerun-relay@localhost"

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -54,6 +55,8 @@ func run() error {
 		"`token` that lets POST /v1/workspaces link a workspace; empty: only -new-workspace links ($RERUN_RELAY_SIGNUP_TOKEN)")
 	retention := flag.Duration("retention", 7*24*time.Hour, "how long an unacked delivery is retried before it is a dead letter")
 	newWorkspace := flag.Bool("new-workspace", false, "link a new workspace, print its id and secret, and exit")
+	pushHosts := flag.String("push-hosts", env("RERUN_RELAY_PUSH_HOSTS", strings.Join(relay.DefaultPushHosts, ",")),
+		"comma-separated `hosts` phones' push subscriptions may name (.example.com: any host under it); the relay sends Web Push nowhere else ($RERUN_RELAY_PUSH_HOSTS)")
 	verbose := flag.Bool("v", false, "log each webhook and delivery")
 	flag.Parse()
 	if (*cert == "") != (*key == "") {
@@ -80,7 +83,12 @@ func run() error {
 	}
 	defer store.Close()
 
-	cfg := relay.Config{PublicURL: *public, SignupToken: *signup, Retention: *retention, Logger: log}
+	cfg := relay.Config{PublicURL: *public, SignupToken: *signup, Retention: *retention, Logger: log, PushHosts: []string{}}
+	for _, h := range strings.Split(*pushHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			cfg.PushHosts = append(cfg.PushHosts, h)
+		}
+	}
 	if *newWorkspace {
 		l, err := relay.New(store, cfg).CreateWorkspace(ctx)
 		if err != nil {

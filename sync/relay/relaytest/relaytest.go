@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
@@ -39,6 +40,10 @@ func StartOn(t testing.TB, store relay.Store, cfg relay.Config) *Relay {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.PushHosts == nil {
+		// pushtest's service listens on 127.0.0.1.
+		cfg.PushHosts = append(slices.Clone(relay.DefaultPushHosts), "127.0.0.1")
 	}
 	var srv *relay.Server
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.ServeHTTP(w, r) }))
