@@ -17,8 +17,10 @@
     return e;
   }
 
+  // show replaces the page with nodes: lists are spread and null left out,
+  // as el does with its children.
   function show(...nodes) {
-    main.replaceChildren(...nodes);
+    main.replaceChildren(...nodes.flat().filter((n) => n !== null && n !== undefined));
   }
 
   async function api(path, opts) {
@@ -126,8 +128,13 @@
       const decisions = card.items.map((it) => ({ id: it.id, approved: null }));
       card.items.forEach((it, i) => {
         const yes = el("button", { type: "button", "aria-pressed": "false" }, "Approve");
-        const no = el("button", { type: "button", "aria-pressed": "false" }, "Decline");
-        const set = (v) => { decisions[i].approved = v; yes.setAttribute("aria-pressed", String(v)); no.setAttribute("aria-pressed", String(!v)); };
+        const no = el("button", { type: "button", class: "decline", "aria-pressed": "false" }, "Decline");
+        const set = (v) => {
+          decisions[i].approved = v;
+          yes.setAttribute("aria-pressed", String(v));
+          no.setAttribute("aria-pressed", String(!v));
+          if (decisions.every((d) => d.approved !== null)) status.textContent = "";
+        };
         yes.addEventListener("click", () => set(true));
         no.addEventListener("click", () => set(false));
         parts.push(el("div", { "data-item": it.id }, el("p", {}, it.title), it.detail ? el("pre", {}, it.detail) : null, el("div", { class: "row" }, yes, no)));
