@@ -430,6 +430,30 @@ func TestServeChaos(t *testing.T) {
 		}
 		return n
 	}
+	// When a run never ends, say which and where it stands.
+	defer func() {
+		if !t.Failed() {
+			return
+		}
+		rows, err := db.Query(`SELECT r.id, r.agent_id, r.parent_run_id, r.status, r.error, r.steps,
+			coalesce((SELECT group_concat(kind || ':' || substr(data, 1, 160), ' | ') FROM (SELECT kind, data FROM steps WHERE run_id = r.id ORDER BY seq DESC LIMIT 3)), '')
+			FROM runs r WHERE r.status NOT IN ('done', 'failed', 'cancelled') LIMIT 20`)
+		if err != nil {
+			t.Logf("runs not ended: %v", err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, agentID, parent, status, errText, last string
+			var steps int
+			rows.Scan(&id, &agentID, &parent, &status, &errText, &steps, &last)
+			t.Logf("not ended: run %s (agent %s, parent %q) %s after %d steps, error %q; last steps: %s", id, agentID, parent, status, steps, errText, last)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "serve.log")); err == nil {
+			lines := strings.Split(string(b), "\n")
+			t.Logf("the last lines of serve.log:\n%s", strings.Join(lines[max(0, len(lines)-40):], "\n"))
+		}
+	}()
 	waittest.Progress(t, "every run to end", waittest.Patience, func() (int, bool) {
 		answerSome(true)
 		n := count(`SELECT count(*) FROM runs WHERE status IN ('done', 'failed', 'cancelled')`)
