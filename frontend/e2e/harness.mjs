@@ -2,6 +2,7 @@
 // The Go binary is built once per run (go's build cache makes later builds quick)
 // from the repository root; it embeds frontend/dist, so `npm run build` first
 // (`npm run e2e` does).
+import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -198,6 +199,39 @@ export async function shoot(page, name) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(150);
     await page.screenshot({ path: shotPath(`${name}-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** axe-core: from frontend/node_modules when installed, else $AXE_PATH (e.g. an `npm pack axe-core` unpacked in /tmp). */
+const AXE = [process.env.AXE_PATH, join(repoRoot, 'frontend/node_modules/axe-core/axe.min.js'), '/tmp/axe/package/axe.min.js'].find(
+  (p) => p && existsSync(p),
+);
+
+/**
+ * Runs axe on the page (or the element matching sel) in light and dark;
+ * fails on serious or critical violations. The page's context needs
+ * bypassCSP: axe is injected as an inline script.
+ */
+export async function axeClean(page, what, sel = null) {
+  assert.ok(AXE, 'axe-core not found: add it to frontend/package.json or set AXE_PATH');
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    await page.addScriptTag({ path: AXE });
+    // Colours are checked as they settle, not halfway through a transition.
+    await page.addStyleTag({ content: '*, *::before, *::after { transition: none !important; animation: none !important; }' });
+  }
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForFunction((s) => document.documentElement.dataset.theme === s, scheme);
+    const bad = await page.evaluate(async (sel) => {
+      const root = sel ? document.querySelector(sel) : document;
+      // @ts-ignore injected above
+      const r = await window.axe.run(root, { resultTypes: ['violations'], runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 6).map((n) => `${n.target.join(' ')} :: ${n.failureSummary?.split('\n').slice(1, 2).join(' ')}`) }));
+    }, sel);
+    assert.deepEqual(bad, [], `${what} (${scheme}): ${JSON.stringify(bad, null, 1)}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }

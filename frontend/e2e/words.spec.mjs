@@ -3,18 +3,9 @@
 // plain words with the raw text behind Details; skill names typed as words;
 // soul history by author with its diff; the theme switch; the favicon; bare
 // URLs in chat that stop where JSON starts.
-//
-// axe-core: from frontend/node_modules when installed, else $AXE_PATH (e.g. an
-// `npm pack axe-core` unpacked in /tmp).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, repoRoot, shoot, startFakeLLM, startServer } from './harness.mjs';
-
-const AXE = [process.env.AXE_PATH, join(repoRoot, 'frontend/node_modules/axe-core/axe.min.js'), '/tmp/axe/package/axe.min.js'].find(
-  (p) => p && existsSync(p),
-);
+import { addAgent, agent, apiClient, axeClean, launchBrowser, openApp, openTab, shoot, startFakeLLM, startServer } from './harness.mjs';
 
 let llm;
 let server;
@@ -36,30 +27,6 @@ after(async () => {
   await server?.stop();
   await llm?.stop();
 });
-
-/** Runs axe on the page (or the element matching sel) in light and dark; fails on serious or critical violations. */
-async function axeClean(page, what, sel = null) {
-  assert.ok(AXE, 'axe-core not found: add it to frontend/package.json or set AXE_PATH');
-  if (!(await page.evaluate(() => 'axe' in window))) {
-    await page.addScriptTag({ path: AXE });
-    // Colours are checked as they settle, not halfway through a transition.
-    await page.addStyleTag({ content: '*, *::before, *::after { transition: none !important; animation: none !important; }' });
-  }
-  for (const scheme of ['light', 'dark']) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForFunction((s) => document.documentElement.dataset.theme === s, scheme);
-    const bad = await page.evaluate(async (sel) => {
-      const root = sel ? document.querySelector(sel) : document;
-      // @ts-ignore injected above
-      const r = await window.axe.run(root, { resultTypes: ['violations'], runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.slice(0, 6).map((n) => `${n.target.join(' ')} :: ${n.failureSummary?.split('\n').slice(1, 2).join(' ')}`) }));
-    }, sel);
-    assert.deepEqual(bad, [], `${what} (${scheme}): ${JSON.stringify(bad, null, 1)}`);
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-}
 
 /** Resizes the page and waits until its resize event went by (an open menu closes on it). */
 async function resize(page, width, height) {

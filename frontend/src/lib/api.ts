@@ -365,6 +365,8 @@ export const api = {
   setAutostart: (enabled: boolean) => request<Autostart>('PUT', '/api/autostart', { enabled }),
   getPreferences: () => request<Preferences>('GET', '/api/preferences'),
   setWhenClosed: (when_closed: WhenClosed) => request<Preferences>('PUT', '/api/preferences', { when_closed }),
+  /** '' the registry Rerun started with, 'off' none, or a registry's base URL (the server checks it). */
+  setMcpRegistry: (mcp_registry: string) => request<Preferences>('PUT', '/api/preferences', { mcp_registry }),
   getHold: (wsId: string) => request<{ held: boolean }>('GET', `${ws(wsId)}/hold`),
   setHold: (wsId: string, held: boolean) => request<{ held: boolean }>('PUT', `${ws(wsId)}/hold`, { held }),
 
@@ -397,7 +399,7 @@ export const api = {
   triggerDeliveries: (wsId: string, id: string, limit = 50) =>
     request<TriggerDelivery[]>('GET', `${triggerPath(wsId, id)}/deliveries${query({ limit })}`),
 
-  /** The app catalog, best matches first (all of it by name for an empty query). */
+  /** The app catalog, best matches first (all of it by name for an empty query), then the MCP Registry's matches. */
   searchApps: (wsId: string, q = '', limit = 100) => request<AppCatalog>('GET', `${ws(wsId)}/apps/catalog${query({ q: q.trim(), limit })}`),
   listApps: (wsId: string, agentId: string) => request<Connector[]>('GET', `${agentPath(wsId, agentId)}/apps`),
   /** Declares a catalog app on the agent; the form is what is left to fill (null: nothing). */

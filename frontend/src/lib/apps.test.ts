@@ -38,6 +38,7 @@ const app = (a: Partial<App>): App => ({
   transport: { type: 'stdio', command: 'npx' },
   variables: [],
   skill: '',
+  source: 'builtin',
   ...a,
 });
 
@@ -46,6 +47,7 @@ const connector = (c: Partial<Connector>): Connector => ({
   agent_id: 'ag_1',
   slug: 'x',
   catalog_id: 'x',
+  source: 'builtin',
   name: 'X',
   auth: 'api_key',
   transport: { type: 'stdio', command: 'npx' },

@@ -143,7 +143,14 @@ export type Autostart = { enabled: boolean; available: boolean; path: string };
 /** What closing the window does: hide it (the coworkers keep working) or quit. */
 export type WhenClosed = 'background' | 'quit';
 /** This computer's choices about the app; `window` says they apply (the desktop window, not `rerun serve`). */
-export type Preferences = { when_closed: WhenClosed; window: boolean };
+export type Preferences = {
+  when_closed: WhenClosed;
+  window: boolean;
+  /** The MCP registry the Apps catalog searches: '' the one Rerun started with, 'off' none, or a registry's https base URL. */
+  mcp_registry: string;
+  /** The registry searched now ('' when off). */
+  mcp_registry_url: string;
+};
 
 /** waiting: open pauses (absent from older servers). */
 export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
@@ -574,7 +581,10 @@ export type AppTransport = {
 /** A workspace variable an app needs; url: where to get it. */
 export type AppVariable = { name: string; label: string; help: string; url: string };
 
-/** A catalog entry. */
+/** Where an app comes from: Rerun's reviewed catalog, the MCP Registry (not reviewed by Rerun), or a custom server. */
+export type AppSource = 'builtin' | 'registry' | 'custom';
+
+/** A catalog entry: a built-in app, or an MCP Registry server (id namespace/name). */
 export type App = {
   id: string;
   name: string;
@@ -585,10 +595,33 @@ export type App = {
   auth: AppAuth;
   transport: AppTransport;
   variables: AppVariable[] | null;
+  /** For a registry app, the skill drafted from its description. */
   skill: string;
+  /** An https or data: image URL; '' (or absent) shows a letter or the bundled icon. */
+  icon?: string;
+  source: AppSource;
+  /** A registry app's version. */
+  version?: string;
+  /** How a registry app runs: npm, pypi, streamable-http or sse. */
+  runtime?: string;
+  /** Why a registry app cannot install on this computer; absent when it can. */
+  needs?: string;
+  /** The variables of a registry app that are secrets. */
+  secret?: Record<string, boolean>;
 };
 
-export type AppCatalog = { version: number; apps: App[] };
+/** Where the registry part of a catalog search came from. */
+export type RegistryStatus = {
+  /** '' when the registry is off. */
+  url: string;
+  /** The registry could not be reached: its results come from the cache, cached_at old. */
+  offline: boolean;
+  cached_at?: string;
+  error?: string;
+};
+
+/** A catalog search: built-in apps first, then the registry's. */
+export type AppCatalog = { version: number; apps: App[]; registry: RegistryStatus };
 
 export type ConnectorStatus = 'untested' | 'connected' | 'needs_sign_in' | 'error' | 'blocked_changed';
 export type ToolState = 'approved' | 'changed' | 'new' | 'removed';
@@ -609,8 +642,12 @@ export type Connector = {
   agent_id: string;
   /** Its tools are <slug>__<tool>. */
   slug: string;
-  /** '' for a custom server. */
+  /** '' for a custom server; namespace/name for a registry app. */
   catalog_id: string;
+  source: AppSource;
+  icon?: string;
+  /** The skill drafted for a registry app from its description and tools ('' or absent for the others). */
+  skill?: string;
   name: string;
   auth: AppAuth;
   transport: AppTransport;
