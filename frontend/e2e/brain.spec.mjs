@@ -102,7 +102,8 @@ test('create, edit, reload, history, live update and delete', async () => {
   const confirm = page.getByTestId('delete-brain-dialog');
   await confirm.getByRole('button', { name: 'Delete page' }).click();
   await page.getByTestId('brain-notice').waitFor();
-  assert.equal(await row(page, 'What we sell').count(), 0);
+  // The notice and the list's refresh are separate renders: wait for the row to go.
+  await row(page, 'What we sell').waitFor({ state: 'detached' });
   const left = await call('GET', `/api/workspaces/${wsId}/brain`);
   assert.deepEqual(
     left.map((p) => p.title),
