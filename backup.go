@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/backup"
 	"github.com/rerun-build/rerun-desktop/backend/envconfig"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -80,15 +81,18 @@ func backupCommand(verb string, args []string) error {
 		}
 		id = w.Info().ID
 	}
-	w, _ := home.Workspace(id)
+	b, err := home.Backups(id)
+	if err != nil {
+		return err
+	}
 	if *out == "" {
-		*out = workspace.BackupFileName(w.Info().Name, time.Now())
+		*out = backup.FileName(b.Name, time.Now())
 	}
 	f, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("create the backup file: %w", err)
 	}
-	res, err := home.Backup(ctx, id, pass, version, f)
+	res, err := b.Backup(ctx, pass, version, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -97,7 +101,7 @@ func backupCommand(verb string, args []string) error {
 		return err
 	}
 	st, _ := os.Stat(*out)
-	fmt.Printf("backed up workspace %q to %s: %d files, %d bytes, in %s\n", w.Info().Name, *out, res.Files, st.Size(), res.Took)
+	fmt.Printf("backed up workspace %q to %s: %d files, %d bytes, in %s\n", b.Name, *out, res.Files, st.Size(), res.Took)
 	return nil
 }
 

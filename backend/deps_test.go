@@ -142,7 +142,8 @@ func hasGo(entries []os.DirEntry) bool {
 //	0 kernel      failure kinds, change events, SQLite, model providers, the prompt,
 //	              the sandbox of agents' processes
 //	1 nouns       one domain noun each, over the kernel
-//	2 views       packages that combine nouns (tools, notifications, sync records)
+//	2 views       packages that combine nouns (tools, notifications, sync records,
+//	              backups)
 //	3 reach       what agents act through: their browsers, their apps; and
 //	              what reaches the person away from the window (the outbox)
 //	4 engine      the run engine, and templates (which raise cards through an
@@ -153,13 +154,13 @@ func hasGo(entries []os.DirEntry) bool {
 //	7, 8          the transports: MCP, then the UI's HTTP API (which mounts MCP)
 var layers = map[string]int{
 	"fault": 0, "event": 0, "store": 0, "llm": 0, "prompt": 0, "sandbox": 0,
-	"jsonarg": 1, "backup": 1, "agentfile": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
+	"jsonarg": 1, "agent": 1, "apikey": 1, "box": 1, "brain": 1, "memory": 1, "pause": 1,
 	"schedule": 1, "secret": 1, "skill": 1, "trigger": 1, "envconfig": 1, "budget": 1, "autostart": 1, "prefs": 1, "update": 1,
 	"search": 1, "retention": 1,
-	"notify": 2, "replica": 2, "models": 2, "tool": 2,
+	"notify": 2, "replica": 2, "backup": 2, "models": 2, "tool": 2,
 	"browser": 3, "connector": 3, "outbox": 3,
 	"run": 4, "template": 4,
-	"foreman": 5, "rerunagent": 5, "relaylink": 5,
+	"foreman": 5, "rerunagent": 5, "relaylink": 5, "agentfile": 5,
 	"workspace": 6,
 	"mcpapi":    7,
 	"httpapi":   8,

@@ -3,7 +3,8 @@
 // checks that part, paths included), its memories with their strength and
 // history, and every version of its soul. Never variables' values or
 // credentials: the template package refuses them, and memories are checked
-// for them by the caller. Its JSON Schema is agent.schema.json.
+// for them by the caller. Its JSON Schema is agent.schema.json. Service
+// (service.go) exports a workspace's agent into one and imports one.
 package agentfile
 
 import (

@@ -6,8 +6,12 @@
 // A reader checks every name (no "..", no absolute path, regular files
 // only), every size and every hash, and the manifest against what it read;
 // Read with no sink is the check that runs before anything is written.
-// Which files a workspace puts in, and what a restore does with them, is
-// the composition root's (backend/workspace).
+//
+// Above the format (workspace.go, folder.go, schedule.go): which files of a
+// workspace go in and how its databases are copied, a backup file unpacked
+// as a new workspace's folder, backups into a folder with the last few
+// kept, and the daily schedule. Opening the restored workspace is the
+// composition root's (backend/workspace).
 package backup
 
 import (

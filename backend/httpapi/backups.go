@@ -8,6 +8,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/agentfile"
+	"github.com/rerun-build/rerun-desktop/backend/backup"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
@@ -17,21 +18,37 @@ func (s *Server) backupRoutes() {
 	s.agentFileRoutes()
 	m := s.mux
 	m.HandleFunc("GET /api/workspaces/{ws}/backups/last", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (any, error) {
-		last, err := s.cfg.Home.LastBackup(ctx, r.PathValue("ws"))
+		b, err := s.cfg.Home.Backups(r.PathValue("ws"))
+		if err != nil {
+			return nil, err
+		}
+		last, err := b.Last(ctx)
 		return map[string]any{"last": last}, err
 	}))
 	m.HandleFunc("POST /api/workspaces/{ws}/backups", endpoint(s, 201, func(ctx context.Context, r *http.Request, in struct {
 		Folder     string `json:"folder"`
 		Passphrase string `json:"passphrase"`
 		Keep       int    `json:"keep"`
-	}) (workspace.FolderBackup, error) {
-		return s.cfg.Home.BackupToFolder(ctx, r.PathValue("ws"), in.Folder, in.Passphrase, s.cfg.Version, in.Keep)
+	}) (backup.Made, error) {
+		b, err := s.cfg.Home.Backups(r.PathValue("ws"))
+		if err != nil {
+			return backup.Made{}, err
+		}
+		return b.ToFolder(ctx, in.Folder, in.Passphrase, s.cfg.Version, in.Keep)
 	}))
-	m.HandleFunc("GET /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (workspace.BackupSchedule, error) {
-		return s.cfg.Home.GetBackupSchedule(ctx, r.PathValue("ws"))
+	m.HandleFunc("GET /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (backup.Schedule, error) {
+		b, err := s.cfg.Home.Backups(r.PathValue("ws"))
+		if err != nil {
+			return backup.Schedule{}, err
+		}
+		return b.Schedule(ctx)
 	}))
-	m.HandleFunc("PUT /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, in workspace.BackupScheduleChange) (workspace.BackupSchedule, error) {
-		return s.cfg.Home.SetBackupSchedule(ctx, r.PathValue("ws"), in)
+	m.HandleFunc("PUT /api/workspaces/{ws}/backups/schedule", endpoint(s, 200, func(ctx context.Context, r *http.Request, in backup.ScheduleChange) (backup.Schedule, error) {
+		b, err := s.cfg.Home.Backups(r.PathValue("ws"))
+		if err != nil {
+			return backup.Schedule{}, err
+		}
+		return b.SetSchedule(ctx, in)
 	}))
 	m.HandleFunc("POST /api/workspaces/restore", endpoint(s, 201, func(ctx context.Context, r *http.Request, in struct {
 		Path       string `json:"path"`
@@ -63,7 +80,7 @@ func (s *Server) agentFileRoutes() {
 			s.fail(w, r, err)
 			return
 		}
-		data, err := ws.ExportAgent(r.Context(), a.ID)
+		data, err := ws.AgentFiles.Export(r.Context(), a.ID)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -79,6 +96,6 @@ func (s *Server) agentFileRoutes() {
 		if err != nil {
 			return agent.Agent{}, err // too large: 413 at the edge
 		}
-		return ws.ImportAgent(ctx, data, r.URL.Query().Get("box"))
+		return ws.AgentFiles.Import(ctx, data, r.URL.Query().Get("box"))
 	}))
 }

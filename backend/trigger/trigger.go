@@ -577,6 +577,39 @@ func (s *Service) Owns(ctx context.Context, token string) (bool, error) {
 	return n > 0, nil
 }
 
+// SharedWith lists the triggers of s that a live token of other's triggers
+// also opens. A workspace restored beside its original holds the same
+// tokens (only their hashes are stored), so each webhook would reach
+// whichever workspace was asked first; the copy rotates those.
+func (s *Service) SharedWith(ctx context.Context, other *Service) ([]string, error) {
+	now := store.FormatTime(s.now())
+	const live = `SELECT hash, trigger_id FROM trigger_tokens WHERE expires_at IS NULL OR expires_at > ?`
+	scan := func(sc store.Scanner) ([2]string, error) {
+		var v [2]string
+		err := sc.Scan(&v[0], &v[1])
+		return v, err
+	}
+	theirs, err := store.Query(ctx, other.db, scan, live, now)
+	if err != nil {
+		return nil, fmt.Errorf("read trigger tokens: %w", err)
+	}
+	mine, err := store.Query(ctx, s.db, scan, live, now)
+	if err != nil {
+		return nil, fmt.Errorf("read trigger tokens: %w", err)
+	}
+	held := map[string]bool{}
+	for _, v := range theirs {
+		held[v[0]] = true
+	}
+	var shared []string
+	for _, v := range mine {
+		if held[v[0]] && !slices.Contains(shared, v[1]) {
+			shared = append(shared, v[1])
+		}
+	}
+	return shared, nil
+}
+
 // CountByAgent returns how many triggers each agent has (agents without any
 // are left out).
 func (s *Service) CountByAgent(ctx context.Context) (map[string]int, error) {

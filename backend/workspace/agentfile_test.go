@@ -32,7 +32,7 @@ func TestExportImportAgentWithMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	src.Skills.Upsert(ctx, a.ID, "invoices", "---\nname: invoices\ndescription: How to send invoices\n---\nBody.\n", nil)
-	data, err := src.ExportAgent(ctx, a.ID)
+	data, err := src.AgentFiles.Export(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestExportImportAgentWithMemory(t *testing.T) {
 	info, _ := h.Create(ctx, "Other")
 	dst, _ := h.Workspace(info.ID)
 	dst.Agents.Create(ctx, agent.NewAgent{Name: "Ada", BoxID: firstBox(t, dst)}) // takes @ada
-	got, err := dst.ImportAgent(ctx, data, "")
+	got, err := dst.AgentFiles.Import(ctx, data, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,9 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/memory"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/store"
+	"github.com/rerun-build/rerun-desktop/backend/trigger"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
@@ -33,6 +35,16 @@ func init() { backup.WorkFactor = 10 } // a second of scrypt per backup is for p
 const backupPass = "tiger lily 42"
 
 // servedHome opens and serves a data directory until the test ends.
+// backups is workspace id's backups (backend/backup).
+func backups(t *testing.T, h *workspace.Home, id string) backup.Workspace {
+	t.Helper()
+	b, err := h.Backups(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func servedHome(t *testing.T, fake *llmtest.Server) *workspace.Home {
 	t.Helper()
 	h, err := workspace.Open(context.Background(), workspace.Config{DataDir: t.TempDir(),
@@ -185,7 +197,7 @@ func TestBackupRestoreElsewhere(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "acme.rerun-backup")
 	f, _ := os.Create(path)
 	start := time.Now()
-	res, err := src.Backup(ctx, w.Info().ID, backupPass, "test", f)
+	res, err := backups(t, src, w.Info().ID).Backup(ctx, backupPass, "test", f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +286,7 @@ func TestRestoreRefusesDamage(t *testing.T) {
 	w, _ := filled(t, src, fake)
 	path := filepath.Join(t.TempDir(), "good")
 	f, _ := os.Create(path)
-	if _, err := src.Backup(ctx, w.Info().ID, backupPass, "test", f); err != nil {
+	if _, err := backups(t, src, w.Info().ID).Backup(ctx, backupPass, "test", f); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -353,10 +365,10 @@ func TestScheduledBackup(t *testing.T) {
 	h := open(t, t.TempDir())
 	defer h.Close()
 	id, folder := h.Current(), t.TempDir()
-	if _, err := h.SetBackupSchedule(ctx, id, workspace.BackupScheduleChange{Enabled: true, Folder: folder, Keep: 2}); !errors.Is(err, fault.ErrInvalid) {
+	if _, err := backups(t, h, id).SetSchedule(ctx, backup.ScheduleChange{Enabled: true, Folder: folder, Keep: 2}); !errors.Is(err, fault.ErrInvalid) {
 		t.Fatalf("on without a passphrase: got %v, want invalid", err)
 	}
-	s, err := h.SetBackupSchedule(ctx, id, workspace.BackupScheduleChange{Enabled: true, Folder: folder, Keep: 2, Passphrase: backupPass})
+	s, err := backups(t, h, id).SetSchedule(ctx, backup.ScheduleChange{Enabled: true, Folder: folder, Keep: 2, Passphrase: backupPass})
 	if err != nil || !s.HasPassphrase {
 		t.Fatalf("schedule = %+v, %v", s, err)
 	}
@@ -365,7 +377,7 @@ func TestScheduledBackup(t *testing.T) {
 		at   time.Time
 		made bool
 	}{{now, true}, {now.Add(time.Hour), false}, {now.Add(25 * time.Hour), true}, {now.Add(50 * time.Hour), true}} {
-		made, err := h.BackUpIfDue(ctx, id, "test", c.at)
+		made, err := backups(t, h, id).IfDue(ctx, "test", c.at)
 		if err != nil || made != c.made {
 			t.Fatalf("check %d: made %v, %v; want %v", i, made, err, c.made)
 		}
@@ -380,7 +392,83 @@ func TestScheduledBackup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := dst.GetBackupSchedule(ctx, info.ID); got.HasPassphrase || got.Enabled {
+	if got, _ := backups(t, dst, info.ID).Schedule(ctx); got.HasPassphrase || got.Enabled {
 		t.Errorf("the restored workspace has the schedule %+v; its passphrase must not travel", got)
+	}
+}
+
+// A copy restored beside its original starts with its schedules and
+// triggers paused, and the original keeps its webhook URL: the copy's
+// trigger gets a new token. Restored elsewhere, automations stay as they
+// were and the URL keeps working.
+func TestRestoreBesideOriginal(t *testing.T) {
+	ctx := context.Background()
+	fake := llmtest.New(t)
+	h := servedHome(t, fake)
+	w, _ := h.Workspace(h.Current())
+	a, err := w.Agents.Create(ctx, agent.NewAgent{Name: "Ada", BoxID: firstBox(t, w)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := w.Triggers.Create(ctx, trigger.NewTrigger{AgentID: a.ID, Name: "Orders", Instruction: "File it."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Schedules.Create(ctx, schedule.NewSchedule{AgentID: a.ID, Name: "Digest", Instruction: "Post it.",
+		Spec: schedule.Spec{Kind: schedule.KindCron, Cron: "0 9 * * *"}}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "b.rerun-backup")
+	f, _ := os.Create(path)
+	if _, err := backups(t, h, w.Info().ID).Backup(ctx, backupPass, "test", f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	enabled := func(w *workspace.Workspace) (schedules, triggers int) {
+		ss, _ := w.Schedules.List(ctx, "")
+		ts, _ := w.Triggers.List(ctx, "")
+		for _, s := range ss {
+			if s.Enabled {
+				schedules++
+			}
+		}
+		for _, t := range ts {
+			if t.Enabled {
+				triggers++
+			}
+		}
+		return schedules, triggers
+	}
+
+	info, err := h.Restore(ctx, path, backupPass, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, _ := h.Workspace(info.ID)
+	if s, tr := enabled(cp); s != 0 || tr != 0 {
+		t.Errorf("copy beside its original: %d schedules, %d triggers enabled, want all paused", s, tr)
+	}
+	if s, tr := enabled(w); s != 1 || tr != 1 {
+		t.Errorf("original: %d schedules, %d triggers enabled, want both still on", s, tr)
+	}
+	if owns, _ := cp.Triggers.Owns(ctx, token); owns {
+		t.Error("the copy still answers the original's webhook token")
+	}
+	if owner, ok, _ := h.TriggerOwner(ctx, token); !ok || owner != w {
+		t.Errorf("the token reaches %v, want the original workspace", owner)
+	}
+
+	other := servedHome(t, fake)
+	info, err = other.Restore(ctx, path, backupPass, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	el, _ := other.Workspace(info.ID)
+	if s, tr := enabled(el); s != 1 || tr != 1 {
+		t.Errorf("restored elsewhere: %d schedules, %d triggers enabled, want both on as they were", s, tr)
+	}
+	if owns, _ := el.Triggers.Owns(ctx, token); !owns {
+		t.Error("restored elsewhere, the webhook URL stopped working")
 	}
 }

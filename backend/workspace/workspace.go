@@ -34,7 +34,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/agentfile"
 	"github.com/rerun-build/rerun-desktop/backend/apikey"
+	"github.com/rerun-build/rerun-desktop/backend/backup"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/brain"
 	"github.com/rerun-build/rerun-desktop/backend/browser"
@@ -185,6 +187,8 @@ type Workspace struct {
 	// old runs in the background, pins runs and measures disk use.
 	Search    *search.Service
 	Retention *retention.Service
+	// AgentFiles export an agent with what it learned, and import one.
+	AgentFiles *agentfile.Service
 
 	mu   sync.Mutex
 	info Info
@@ -450,7 +454,7 @@ func (h *Home) serve(ctx context.Context, w *Workspace) {
 	go func() {
 		defer h.group.Done()
 		defer w.served.Done()
-		h.keepBackups(ctx, w) // backup_schedule.go
+		backup.Keep(ctx, func() backup.Workspace { return h.backups(w) })
 	}()
 }
 
@@ -517,6 +521,13 @@ func cleanName(name string) (string, error) {
 
 // openWorkspace opens (migrating) one workspace folder and wires its services.
 func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error) {
+	return h.openWorkspaceThen(ctx, id, nil)
+}
+
+// openWorkspaceThen opens workspace id and, when ready is set, calls it
+// before the workspace is listed or served (a restored copy settles its
+// automations there).
+func (h *Home) openWorkspaceThen(ctx context.Context, id string, ready func(*Workspace) error) (*Workspace, error) {
 	dir := filepath.Join(h.workspacesDir(), id)
 	for _, sub := range []string{"shared", "agents", "templates"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
@@ -618,6 +629,7 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 	}
 	w.Outbox.SetPhones(w.Relay) // cards reach the paired phones through the relay
 	w.Search = search.New(db, vars)
+	w.AgentFiles = agentfile.New(agentfile.Deps{DB: db, Agents: w.Agents, Templates: w.Templates, Variables: vars, Remove: w.DeleteAgent})
 	w.Retention = retention.New(db, retention.Dirs{Workspace: dir, Agents: filepath.Join(dir, "agents")}, log, h.cfg.Retention)
 	if err := keepUpgradedHistory(ctx, db); err != nil { // retention.go
 		db.Close()
@@ -630,6 +642,12 @@ func (h *Home) openWorkspace(ctx context.Context, id string) (*Workspace, error)
 		name = id
 	}
 	w.info.Name, w.info.CreatedAt = name, store.ParseTime(created)
+	if ready != nil {
+		if err := ready(w); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open workspace %s: %w", id, err)
+		}
+	}
 	w.Outbox.Start()
 	h.mu.Lock()
 	h.open[id] = w

@@ -1,9 +1,9 @@
-package workspace
+package agentfile
 
-// Exporting one agent with what it learned (backend/agentfile): its setup
-// as a template package, its memories with strength and history, every
-// version of its soul; and importing such a file into a workspace as a new
-// agent (a new handle when its own is taken).
+// Exporting one agent of a workspace with what it learned: its setup as a
+// template package, its memories with strength and history, every version
+// of its soul; and importing such a file as a new agent (a new handle when
+// its own is taken).
 
 import (
 	"context"
@@ -12,15 +12,33 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
-	"github.com/rerun-build/rerun-desktop/backend/agentfile"
+	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/template"
 )
 
-// ExportAgent returns agent id as a .rerun-agent file. Variables' values
+// Deps is what exporting and importing an agent reads and writes.
+type Deps struct {
+	DB        *store.DB // the workspace's: souls and memories
+	Agents    *agent.Service
+	Templates *template.Service
+	// Variables mask every variable's value in an exported soul or memory.
+	Variables *secret.Variables
+	// Remove deletes an agent whose import failed half way, with its
+	// folder and its apps.
+	Remove func(ctx context.Context, agentID string) error
+}
+
+// Service exports and imports one workspace's agents as .rerun-agent files.
+type Service struct{ Deps }
+
+// New returns the workspace's agent files.
+func New(d Deps) *Service { return &Service{d} }
+
+// Export returns agent id as a .rerun-agent file. Variables' values
 // never go in: the template part is scrubbed as a template is, and every
 // value of a variable in a memory or a soul version is masked.
-func (w *Workspace) ExportAgent(ctx context.Context, id string) ([]byte, error) {
+func (w *Service) Export(ctx context.Context, id string) ([]byte, error) {
 	a, err := w.Agents.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -34,9 +52,9 @@ func (w *Workspace) ExportAgent(ctx context.Context, id string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("export agent @%s: %w", a.Handle, err)
 	}
-	f := agentfile.File{Name: a.Name, Handle: a.Handle, ExportedAt: store.FormatTime(time.Now()), Template: pkg}
-	f.Souls, err = store.Query(ctx, w.DB, func(s store.Scanner) (agentfile.Soul, error) {
-		var v agentfile.Soul
+	f := File{Name: a.Name, Handle: a.Handle, ExportedAt: store.FormatTime(time.Now()), Template: pkg}
+	f.Souls, err = store.Query(ctx, w.DB, func(s store.Scanner) (Soul, error) {
+		var v Soul
 		err := s.Scan(&v.Version, &v.Body, &v.CreatedAt)
 		v.Body = w.Variables.Redact(v.Body)
 		return v, err
@@ -44,8 +62,8 @@ func (w *Workspace) ExportAgent(ctx context.Context, id string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("export the souls of @%s: %w", a.Handle, err)
 	}
-	f.Memories, err = store.Query(ctx, w.DB, func(s store.Scanner) (agentfile.Memory, error) {
-		var m agentfile.Memory
+	f.Memories, err = store.Query(ctx, w.DB, func(s store.Scanner) (Memory, error) {
+		var m Memory
 		var last sql.NullString
 		err := s.Scan(&m.ID, &m.Text, &m.State, &m.Supersedes, &m.SupersededBy, &m.Strength, &m.Recalls, &m.ReinforcedAt, &last, &m.CreatedAt, &m.UpdatedAt)
 		m.Text, m.LastRecalledAt = w.Variables.Redact(m.Text), last.String
@@ -55,16 +73,16 @@ func (w *Workspace) ExportAgent(ctx context.Context, id string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("export the memories of @%s: %w", a.Handle, err)
 	}
-	return agentfile.Marshal(f)
+	return Marshal(f)
 }
 
-// ImportAgent adds the agent a .rerun-agent file holds to this workspace,
+// Import adds the agent a .rerun-agent file holds to this workspace,
 // on box boxID ("" the first): installed from its template part (whose
 // reader refuses path tricks and credentials; automations come paused),
 // then given its soul versions and memories. A file that breaks a rule is
 // refused whole, nothing kept.
-func (w *Workspace) ImportAgent(ctx context.Context, data []byte, boxID string) (agent.Agent, error) {
-	f, err := agentfile.Read(data)
+func (w *Service) Import(ctx context.Context, data []byte, boxID string) (agent.Agent, error) {
+	f, err := Read(data)
 	if err != nil {
 		return agent.Agent{}, err
 	}
@@ -109,7 +127,7 @@ func (w *Workspace) ImportAgent(ctx context.Context, data []byte, boxID string) 
 		return nil
 	})
 	if err != nil {
-		w.DeleteAgent(ctx, a.ID)
+		w.Remove(ctx, a.ID)
 		return agent.Agent{}, fmt.Errorf("import agent %q: %w", f.Name, err)
 	}
 	return w.Agents.Get(ctx, a.ID)

@@ -1,4 +1,4 @@
-package workspace
+package backup
 
 import (
 	"context"
@@ -16,50 +16,46 @@ import (
 // Settings → Backups: backups made into a folder the person picks, the
 // last few kept, the last result remembered in the meta table.
 
-// backupMetaKey is the meta row of the last backup's result.
-const backupMetaKey = "backup.last"
+// lastKey is the meta row of the last backup's result.
+const lastKey = "backup.last"
 
-// FolderBackup is a backup made into a folder, as Settings shows it.
-type FolderBackup struct {
-	BackupResult
+// Made is a backup made into a folder, as Settings shows it.
+type Made struct {
+	Result
 	Path  string `json:"path"`
 	Error string `json:"error,omitempty"`
 	// Removed are the older backups deleted to keep the last Keep.
 	Removed []string `json:"removed,omitempty"`
 }
 
-// BackupToFolder backs workspace id up into folder (absolute, existing)
-// and keeps the newest keep backups of it there (0: all). The result, or
-// the failure, is remembered for LastBackup.
-func (h *Home) BackupToFolder(ctx context.Context, id, folder, passphrase, app string, keep int) (FolderBackup, error) {
-	w, err := h.Workspace(id)
-	if err != nil {
-		return FolderBackup{}, err
-	}
-	res, err := h.backupToFolder(ctx, w, folder, passphrase, app, keep)
+// ToFolder backs w up into folder (absolute, existing) and keeps the
+// newest keep backups of it there (0: all). The result, or the failure, is
+// remembered for Last.
+func (w Workspace) ToFolder(ctx context.Context, folder, passphrase, app string, keep int) (Made, error) {
+	res, err := w.toFolder(ctx, folder, passphrase, app, keep)
 	if err != nil {
 		res.Error, res.Finished = err.Error(), time.Now().UTC()
 	}
 	b, _ := json.Marshal(res)
 	if _, werr := w.DB.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, backupMetaKey, string(b)); werr != nil {
-		h.log.Warn("remember the last backup", "err", werr)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, lastKey, string(b)); werr != nil {
+		w.Logger.Warn("remember the last backup", "err", werr)
 	}
 	return res, err
 }
 
-func (h *Home) backupToFolder(ctx context.Context, w *Workspace, folder, passphrase, app string, keep int) (FolderBackup, error) {
-	if _, err := h.backupToFolderCheck(folder); err != nil {
-		return FolderBackup{}, err
+func (w Workspace) toFolder(ctx context.Context, folder, passphrase, app string, keep int) (Made, error) {
+	if _, err := checkFolder(folder); err != nil {
+		return Made{}, err
 	}
-	name := BackupFileName(w.Info().Name, time.Now())
+	name := FileName(w.Name, time.Now())
 	final := filepath.Join(folder, name)
 	tmp := final + ".part"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return FolderBackup{}, fault.Invalid("cannot write in the backup folder: %v", err)
+		return Made{}, fault.Invalid("cannot write in the backup folder: %v", err)
 	}
-	res, err := h.Backup(ctx, w.Info().ID, passphrase, app, f)
+	res, err := w.Backup(ctx, passphrase, app, f)
 	if serr := f.Sync(); err == nil {
 		err = serr
 	}
@@ -74,15 +70,15 @@ func (h *Home) backupToFolder(ctx context.Context, w *Workspace, folder, passphr
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return FolderBackup{}, err
+		return Made{}, err
 	}
-	out := FolderBackup{BackupResult: res, Path: final}
+	out := Made{Result: res, Path: final}
 	if keep > 0 {
-		prefix := strings.TrimSuffix(name, name[len(name)-len(backupStamp+BackupExt):])
+		prefix := strings.TrimSuffix(name, name[len(name)-len(stamp+Ext):])
 		entries, _ := os.ReadDir(folder)
 		var mine []string
 		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), BackupExt) {
+			if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), Ext) {
 				mine = append(mine, e.Name())
 			}
 		}
@@ -97,26 +93,22 @@ func (h *Home) backupToFolder(ctx context.Context, w *Workspace, folder, passphr
 	return out, nil
 }
 
-// LastBackup is the last folder backup of workspace id (nil: none yet).
-func (h *Home) LastBackup(ctx context.Context, id string) (*FolderBackup, error) {
-	w, err := h.Workspace(id)
-	if err != nil {
-		return nil, err
-	}
+// Last is w's last backup into a folder (nil: none yet).
+func (w Workspace) Last(ctx context.Context) (*Made, error) {
 	var raw string
-	if err := w.DB.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, backupMetaKey).Scan(&raw); err != nil {
+	if err := w.DB.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, lastKey).Scan(&raw); err != nil {
 		return nil, nil
 	}
-	var b FolderBackup
+	var b Made
 	if err := json.Unmarshal([]byte(raw), &b); err != nil {
 		return nil, fmt.Errorf("read the last backup: %w", err)
 	}
 	return &b, nil
 }
 
-// backupToFolderCheck refuses a backup folder that is not a full path to
-// an existing folder.
-func (h *Home) backupToFolderCheck(folder string) (string, error) {
+// checkFolder refuses a backup folder that is not a full path to an
+// existing folder.
+func checkFolder(folder string) (string, error) {
 	if !filepath.IsAbs(folder) {
 		return "", fault.Invalid("the backup folder %q is not a full path: pick a folder such as /home/you/Backups", folder)
 	}

@@ -1,7 +1,7 @@
-package workspace
+package backup
 
-// Backing a workspace up into one encrypted file (backend/backup), and
-// restoring such a file as a new workspace.
+// A workspace backed up into one backup file, and such a file unpacked as a
+// new workspace's folder.
 //
 // What a backup holds: workspace.db, shared.db and every agent.db, each
 // copied with VACUUM INTO (never a file copy of a live database); every
@@ -20,17 +20,28 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/rerun-build/rerun-desktop/backend/backup"
-	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/secret"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
+
+// Workspace is one workspace as its backups see it: its folder, its
+// database (which also keeps the schedule and the last result), its
+// variables, and the data key that seals the kept passphrase. The
+// composition root makes one per call.
+type Workspace struct {
+	ID, Name, Dir string
+	DB            *store.DB
+	Variables     *secret.Variables
+	Box           *secret.Box
+	Logger        *slog.Logger
+}
 
 // variablesEntry is the backup entry that carries the variables' values.
 const variablesEntry = "variables.json"
@@ -44,43 +55,39 @@ type savedVariable struct {
 // relayMetaKey is relaylink's meta row of the link (sealed with the data key).
 const relayMetaKey = "relay"
 
-// BackupResult says what a backup wrote.
-type BackupResult struct {
+// Result says what a backup wrote.
+type Result struct {
 	Files    int       `json:"files"`
 	Bytes    int64     `json:"bytes"` // before encryption
 	Took     string    `json:"took"`
 	Finished time.Time `json:"finished"`
 }
 
-// Backup writes workspace id to out as one backup file encrypted under
-// passphrase. app is the version of Rerun writing it.
-func (h *Home) Backup(ctx context.Context, id, passphrase, app string, out io.Writer) (BackupResult, error) {
+// Backup writes w to out as one backup file encrypted under passphrase.
+// app is the version of Rerun writing it.
+func (w Workspace) Backup(ctx context.Context, passphrase, app string, out io.Writer) (Result, error) {
 	start := time.Now()
-	w, err := h.Workspace(id)
+	// Beside the workspace's folder, not in it: the walk below would find it.
+	tmp, err := os.MkdirTemp(filepath.Dir(w.Dir), ".backup-")
 	if err != nil {
-		return BackupResult{}, err
-	}
-	tmp, err := os.MkdirTemp(h.workspacesDir(), ".backup-")
-	if err != nil {
-		return BackupResult{}, fmt.Errorf("back up: %w", err)
+		return Result{}, fmt.Errorf("back up: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	info := w.Info()
-	bw, err := backup.NewWriter(out, passphrase, backup.Header{
-		WorkspaceID: info.ID, WorkspaceName: info.Name, CreatedAt: start.UTC(), App: app,
+	bw, err := NewWriter(out, passphrase, Header{
+		WorkspaceID: w.ID, WorkspaceName: w.Name, CreatedAt: start.UTC(), App: app,
 	})
 	if err != nil {
-		return BackupResult{}, err
+		return Result{}, err
 	}
 	// The workspace database first, without the values sealed with this
 	// machine's key; then the values, inside the encryption only.
 	if err := addDB(ctx, bw, w.DB, tmp, "workspace.db", stripSealed); err != nil {
-		return BackupResult{}, err
+		return Result{}, err
 	}
 	var saved []savedVariable
 	list, err := w.Variables.List(ctx)
 	if err != nil {
-		return BackupResult{}, fmt.Errorf("back up variables: %w", err)
+		return Result{}, fmt.Errorf("back up variables: %w", err)
 	}
 	for _, v := range list {
 		if value, ok := w.Variables.Lookup(v.Name); ok {
@@ -89,7 +96,7 @@ func (h *Home) Backup(ctx context.Context, id, passphrase, app string, out io.Wr
 	}
 	b, _ := json.Marshal(saved)
 	if err := bw.AddBytes(variablesEntry, b); err != nil {
-		return BackupResult{}, err
+		return Result{}, err
 	}
 	err = filepath.WalkDir(w.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -117,14 +124,14 @@ func (h *Home) Backup(ctx context.Context, id, passphrase, app string, out io.Wr
 		return addFile(bw, path, rel)
 	})
 	if err != nil {
-		return BackupResult{}, fmt.Errorf("back up workspace %q: %w", info.Name, err)
+		return Result{}, fmt.Errorf("back up workspace %q: %w", w.Name, err)
 	}
 	if err := bw.Close(); err != nil {
-		return BackupResult{}, err
+		return Result{}, err
 	}
 	m := bw.Manifest()
-	res := BackupResult{Files: len(m.Files), Bytes: m.Total, Took: time.Since(start).Round(time.Millisecond).String(), Finished: time.Now().UTC()}
-	h.log.Info("workspace backed up", "workspace", id, "files", res.Files, "bytes", res.Bytes, "took", res.Took)
+	res := Result{Files: len(m.Files), Bytes: m.Total, Took: time.Since(start).Round(time.Millisecond).String(), Finished: time.Now().UTC()}
+	w.Logger.Info("workspace backed up", "workspace", w.ID, "files", res.Files, "bytes", res.Bytes, "took", res.Took)
 	return res, nil
 }
 
@@ -157,7 +164,7 @@ func isOwnDB(rel string) bool {
 
 // addDB copies db consistently with VACUUM INTO, lets edit change the copy,
 // and adds it as name.
-func addDB(ctx context.Context, bw *backup.Writer, db *store.DB, tmp, name string, edit func(context.Context, *store.DB) error) error {
+func addDB(ctx context.Context, bw *Writer, db *store.DB, tmp, name string, edit func(context.Context, *store.DB) error) error {
 	copyPath := filepath.Join(tmp, strings.ReplaceAll(name, "/", "_"))
 	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, copyPath); err != nil {
 		return fmt.Errorf("copy %s: %w", name, err)
@@ -186,7 +193,7 @@ func addDB(ctx context.Context, bw *backup.Writer, db *store.DB, tmp, name strin
 // the last backup's result) and vacuums, so no trace is left in
 // free pages.
 func stripSealed(ctx context.Context, db *store.DB) error {
-	for _, q := range []string{`UPDATE variables SET value = ''`, `DELETE FROM meta WHERE key IN ('` + relayMetaKey + `', '` + backupScheduleKey + `', '` + backupMetaKey + `')`, `VACUUM`} {
+	for _, q := range []string{`UPDATE variables SET value = ''`, `DELETE FROM meta WHERE key IN ('` + relayMetaKey + `', '` + scheduleKey + `', '` + lastKey + `')`, `VACUUM`} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return err
 		}
@@ -194,7 +201,7 @@ func stripSealed(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-func addFile(bw *backup.Writer, path, name string) error {
+func addFile(bw *Writer, path, name string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -207,111 +214,80 @@ func addFile(bw *backup.Writer, path, name string) error {
 	return bw.Add(name, st.Size(), f)
 }
 
-// CheckBackup decrypts and checks the backup file at path, writing nothing.
-func CheckBackup(path, passphrase string) (backup.Header, backup.Manifest, error) {
+// Check decrypts and checks the backup file at path, writing nothing.
+func Check(path, passphrase string) (Header, Manifest, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return backup.Header{}, backup.Manifest{}, fault.Invalid("open the backup: %v", err)
+		return Header{}, Manifest{}, fault.Invalid("open the backup: %v", err)
 	}
 	defer f.Close()
-	h, m, err := backup.Read(f, passphrase, nil)
-	return h, m, backupError(err)
+	h, m, err := Read(f, passphrase, nil)
+	return h, m, readError(err)
 }
 
-// backupError turns a reader's failure into a fault the person can act on.
-func backupError(err error) error {
+// readError turns a reader's failure into a fault the person can act on.
+func readError(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, backup.ErrPassphrase):
+	case errors.Is(err, ErrPassphrase):
 		return fault.Invalid("the passphrase does not open this backup: type the passphrase it was made with")
-	case errors.Is(err, backup.ErrDamaged):
+	case errors.Is(err, ErrDamaged):
 		return fault.Invalid("this backup cannot be restored (%v); nothing was changed. Use another backup file", err)
 	}
 	return err
 }
 
-// Restore checks the backup file at path in full, then restores it as a new
-// workspace named name (empty: the backed-up name with " (restored)"). A
-// damaged file, or a wrong passphrase, is refused before anything is
-// written; any later failure removes what was written. Variables are sealed
-// again with this machine's key. API keys are not restored (create new
-// ones), nor is the relay link (link again).
-func (h *Home) Restore(ctx context.Context, path, passphrase, name string) (Info, error) {
-	hdr, _, err := CheckBackup(path, passphrase)
-	if err != nil {
-		return Info{}, err
-	}
-	if strings.TrimSpace(name) == "" {
-		name = hdr.WorkspaceName + " (restored)"
-		if len([]rune(name)) > 64 {
-			name = string([]rune(name)[:64])
-		}
-	}
-	if name, err = cleanName(name); err != nil {
-		return Info{}, err
-	}
-	staging, err := os.MkdirTemp(h.workspacesDir(), ".restore-")
-	if err != nil {
-		return Info{}, fmt.Errorf("restore: %w", err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(staging)
-		}
-	}()
+// Restored is the new workspace a backup is unpacked as: its id and name,
+// and this machine's data key, which seals its variables again.
+type Restored struct {
+	ID, Name string
+	Box      *secret.Box
+}
+
+// Unpack writes the backup file at path into dir (empty, made by the
+// caller) as the folder of workspace to: every file checked as it is
+// read, then workspace.db made this machine's (its schema migrated, its
+// variables sealed again under to.ID, its name set, API keys, the relay
+// link and the backup schedule gone). On an error, what is in dir is the
+// caller's to remove; check the file with Check first, so that a damaged
+// or wrong-passphrase file is refused before anything is written.
+func Unpack(ctx context.Context, path, passphrase, dir string, to Restored) error {
 	var saved []savedVariable
 	f, err := os.Open(path)
 	if err != nil {
-		return Info{}, fault.Invalid("open the backup: %v", err)
+		return fault.Invalid("open the backup: %v", err)
 	}
 	defer f.Close()
-	_, _, err = backup.Read(f, passphrase, func(rel string, size int64, r io.Reader) error {
+	_, _, err = Read(f, passphrase, func(rel string, size int64, r io.Reader) error {
 		if rel == variablesEntry {
 			b, err := io.ReadAll(io.LimitReader(r, 64<<20))
 			if err != nil {
 				return err
 			}
 			if err := json.Unmarshal(b, &saved); err != nil {
-				return fmt.Errorf("%w: unreadable variables: %v", backup.ErrDamaged, err)
+				return fmt.Errorf("%w: unreadable variables: %v", ErrDamaged, err)
 			}
 			return nil
 		}
-		return writeRestored(staging, rel, r)
+		return writeRestored(dir, rel, r)
 	})
-	if err := backupError(err); err != nil {
-		return Info{}, err // the file changed since it was checked
+	if err := readError(err); err != nil {
+		return err // the file changed since it was checked
 	}
-	id := store.NewID("ws")
-	if err := h.prepareRestored(ctx, staging, id, name, saved); err != nil {
-		return Info{}, err
-	}
-	dir := filepath.Join(h.workspacesDir(), id)
-	if err := os.Rename(staging, dir); err != nil {
-		return Info{}, fmt.Errorf("restore: %w", err)
-	}
-	done = true
-	w, err := h.openWorkspace(ctx, id)
-	if err != nil {
-		os.RemoveAll(dir)
-		return Info{}, fmt.Errorf("open the restored workspace: %w", err)
-	}
-	h.log.Info("workspace restored", "id", id, "from", hdr.WorkspaceID)
-	h.bus.Publish(event.Change{Workspace: id, Kind: "workspace.created", ID: id})
-	return w.Info(), nil
+	return prepareRestored(ctx, dir, to, saved)
 }
 
 // writeRestored writes one file of a backup under dir. The name was
 // checked by the reader; the folders on the way are made here, never
 // through a link.
 func writeRestored(dir, rel string, r io.Reader) error {
-	if err := backup.CheckName(rel); err != nil {
+	if err := CheckName(rel); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, filepath.FromSlash(rel))
 	if !strings.HasPrefix(path, dir+string(filepath.Separator)) {
-		return fmt.Errorf("%w: %q leaves the workspace folder", backup.ErrDamaged, rel)
+		return fmt.Errorf("%w: %q leaves the workspace folder", ErrDamaged, rel)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -330,7 +306,7 @@ func writeRestored(dir, rel string, r io.Reader) error {
 // prepareRestored makes the restored workspace.db this machine's: its
 // schema migrated, its variables sealed with this machine's key under the
 // new id, its name set, API keys and relay link gone.
-func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved []savedVariable) error {
+func prepareRestored(ctx context.Context, dir string, to Restored, saved []savedVariable) error {
 	path := filepath.Join(dir, "workspace.db")
 	if _, err := os.Stat(path); err != nil {
 		return fault.Invalid("this backup has no workspace.db; nothing was changed. Use another backup file")
@@ -365,7 +341,7 @@ func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved 
 			if !ok {
 				return fault.Invalid("the backup has no value for variable %s; nothing was changed", n)
 			}
-			sealed, err := secret.SealFor(h.box, id, n, value)
+			sealed, err := secret.SealFor(to.Box, to.ID, n, value)
 			if err != nil {
 				return fault.Invalid("restore variable %s: %v", n, err)
 			}
@@ -373,20 +349,20 @@ func (h *Home) prepareRestored(ctx context.Context, dir, id, name string, saved 
 				return err
 			}
 		}
-		for _, q := range []string{`DELETE FROM api_keys`, `DELETE FROM meta WHERE key IN ('relay', 'name', 'created_at', '` + backupScheduleKey + `', '` + backupMetaKey + `')`} {
+		for _, q := range []string{`DELETE FROM api_keys`, `DELETE FROM meta WHERE key IN ('relay', 'name', 'created_at', '` + scheduleKey + `', '` + lastKey + `')`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?), ('created_at', ?)`, name, store.FormatTime(time.Now()))
+		_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('name', ?), ('created_at', ?)`, to.Name, store.FormatTime(time.Now()))
 		return err
 	})
 }
 
-// BackupFileName is the file name a backup of workspace name made at t
+// FileName is the file name a backup of workspace name made at t
 // gets: rerun-<name>-<YYYY-MM-DD-HHMMSS.mmm>.rerun-backup (UTC), the name kept to
 // letters, digits and dashes.
-func BackupFileName(name string, t time.Time) string {
+func FileName(name string, t time.Time) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		switch {
@@ -400,11 +376,11 @@ func BackupFileName(name string, t time.Time) string {
 	if slug == "" {
 		slug = "workspace"
 	}
-	return "rerun-" + slug + "-" + t.UTC().Format(backupStamp) + BackupExt
+	return "rerun-" + slug + "-" + t.UTC().Format(stamp) + Ext
 }
 
-// backupStamp is the date in a backup's name; names sort by it.
-const backupStamp = "2006-01-02-150405.000"
+// stamp is the date in a backup's name; names sort by it.
+const stamp = "2006-01-02-150405.000"
 
-// BackupExt ends every backup file's name.
-const BackupExt = ".rerun-backup"
+// Ext ends every backup file's name.
+const Ext = ".rerun-backup"
