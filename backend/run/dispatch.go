@@ -44,10 +44,26 @@ func (s *Service) Serve(ctx context.Context) error {
 // (their shell commands' process groups), then restarts the runs that were
 // running when the app stopped. A run
 // called by another run is not resumed on its own: its caller is told the
-// call was interrupted, so the child ends as failed.
+// call was interrupted, so the child ends as failed, as does a called run
+// that was queued and never began.
 func (s *Service) resume(ctx context.Context) error {
 	if err := s.endInterrupted(ctx); err != nil {
 		return fmt.Errorf("end the processes of interrupted calls: %w", err)
+	}
+	// A called agent's run that never began: its caller, which runs it
+	// inline, stopped between queuing it and starting it. Nobody else
+	// would (dispatch leaves such runs to their caller), and the caller
+	// hears its call was interrupted. Before any run resumes: a resumed
+	// caller may queue a new one.
+	orphans, err := s.runsWhere(ctx, `status = 'queued' AND parent_run_id != '' AND started_at IS NULL`)
+	if err != nil {
+		return fmt.Errorf("find called runs that never began: %w", err)
+	}
+	for _, r := range orphans {
+		if err := s.finish(ctx, r.ID, Failed, "", "its caller stopped (a restart) before it began",
+			ErrorData{"interrupted by a restart before it began; the calling run was told"}); err != nil {
+			return err
+		}
 	}
 	running, err := s.runsWhere(ctx, `status = 'running'`)
 	if err != nil {

@@ -189,3 +189,58 @@ func alive(pid int) bool {
 	}
 	return false
 }
+
+// A called agent's run that was queued when its caller's app died, and
+// never began, ends at the restart instead of waiting forever: only its
+// caller runs it (inline), and the resumed caller hears the call was
+// interrupted. TestServeChaos found one still queued after every other run
+// had ended.
+func TestCalledRunThatNeverBeganEndsAtRestart(t *testing.T) {
+	dir := t.TempDir()
+	fake := llmtest.New(t)
+	svc, agents, boxes, closeDB := services(t, dir, fake)
+	defer closeDB()
+	ctx := context.Background()
+	b, _ := boxes.Create(ctx, "Main")
+	caller, err := agents.Create(ctx, agent.NewAgent{Name: "Caller", BoxID: b.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	callee, err := agents.Create(ctx, agent.NewAgent{Name: "Callee", BoxID: b.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the dead app left: the caller's run, and the run it had queued
+	// for the callee just before it died.
+	sess, _ := svc.ChatSession(ctx, caller.ID)
+	parent, err := svc.Start(ctx, caller.ID, sess.ID, run.SourceChat, "ask the callee", run.StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	childSess, err := svc.NewSession(ctx, callee.ID, run.SourceAgent, parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := svc.Start(ctx, callee.ID, childSess.ID, run.SourceAgent, "job j003", run.StartOptions{From: "@caller", ParentRunID: parent.ID, Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fake.Script(llmtest.Text("Done without the callee."))
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { svc.Serve(serveCtx); close(done) }()
+	defer func() { stop(); <-done }()
+	waitCtx, cancel := context.WithTimeout(ctx, waittest.Patience)
+	defer cancel()
+	got, err := svc.Wait(waitCtx, child.ID)
+	if err != nil {
+		t.Fatalf("the called run never ended: %v", err)
+	}
+	if got.Status != run.Failed || !strings.Contains(got.Error, "before it began") {
+		t.Errorf("called run = %s %q, want failed: its caller stopped before it began", got.Status, got.Error)
+	}
+	if p, err := svc.Wait(waitCtx, parent.ID); err != nil || p.Status != run.Done {
+		t.Errorf("caller = %+v %v, want done", p.Status, err)
+	}
+}
