@@ -344,6 +344,7 @@ describe('desktop', () => {
     assert.ok(small.x >= 0 && small.y >= 0 && small.x + small.width <= 1024 && small.y + small.height <= 700, `the scaled picture ${JSON.stringify(small)} leaves the window`);
     assert.match(await big.getByTestId('enlarged-size').textContent(), /^\d+% to fit$/);
     await clickTarget('enlarged-screen', 2);
+    await shoot(page, 'desktop-enlarged-1024');
 
     // The address bar of the enlarged screen: a second page, back, forward, reload.
     await page.setViewportSize({ width: 1280, height: 860 });
