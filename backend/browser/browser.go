@@ -15,8 +15,8 @@
 // a card for the person) to an agent's tools when its capabilities include
 // Family, and Guide to the capability guide; after a browser_screenshot it
 // may attach the PNG from TakeImage. The Desktop screen gets a Browser from
-// Start or For and uses Screencast, Input, Viewport, TakeOver, HandBack,
-// State and Tabs.
+// Start or For and uses Screencast, Input, Navigate (its address bar),
+// Viewport, TakeOver, HandBack, State and Tabs.
 package browser
 
 import (

@@ -62,7 +62,8 @@ func stateOf(b *browser.Browser) browserState {
 }
 
 // desktopRoutes serve each agent's browser for the Desktop tab: its state,
-// starting it, the take-over and hand-back, and the screen WebSocket.
+// starting it, the take-over and hand-back, the address bar's navigation
+// and the screen WebSocket.
 func (s *Server) desktopRoutes() {
 	m := s.mux
 	const base = "/api/workspaces/{ws}/agents/{id}/browser"
@@ -111,7 +112,28 @@ func (s *Server) desktopRoutes() {
 		b, _ := ws.Browsers.Lookup(id)
 		return stateOf(b), nil
 	}))
+	m.HandleFunc("POST "+base+"/navigate", inWorkspace(s, 200, func(ctx context.Context, ws *workspace.Workspace, r *http.Request, in navigateInput) (browserState, error) {
+		id := r.PathValue("id")
+		if _, err := ws.Agents.Get(ctx, id); err != nil {
+			return browserState{}, err
+		}
+		b, ok := ws.Browsers.Lookup(id)
+		if !ok {
+			return browserState{}, browser.ErrNotInControl // never started, so never taken over
+		}
+		if err := b.Navigate(ctx, in.Action, in.URL); err != nil {
+			return browserState{}, browserErr(err)
+		}
+		return stateOf(b), nil
+	}))
 	m.HandleFunc("GET "+base+"/screen", s.screen)
+}
+
+// navigateInput is the Desktop's address bar: go to url, back, forward or
+// reload (browser.NavGo …).
+type navigateInput struct {
+	Action string `json:"action"`
+	URL    string `json:"url"`
 }
 
 // decodeOptional is decode for a body that may be left out.

@@ -352,3 +352,65 @@ func TestInfoGivesTheWindowItsScreenToken(t *testing.T) {
 		}
 	}
 }
+
+// The Desktop's address bar: refused until the person takes over (like
+// input), then go, back, forward and reload answer the browser's state;
+// an address the browser must not open is a 400 saying what to type.
+func TestDesktopNavigate(t *testing.T) {
+	e := desktopEnv(t, workspace.Config{})
+	site := pages(t)
+	id := e.agent(t, "Navigator")
+	path := "/api/workspaces/" + e.ws + "/agents/" + id + "/browser"
+	var fail struct{ Error string }
+	if code := e.do(t, "POST", path+"/navigate", `{"action":"reload"}`, &fail); code != 409 || !strings.Contains(fail.Error, "take over") {
+		t.Fatalf("navigate a browser never started: %d %q, want 409 take over", code, fail.Error)
+	}
+	var st browserStateJSON
+	if code := e.do(t, "POST", path+"/start", `{"url":"`+site.URL+`/one"}`, &st); code != 200 || st.URL != site.URL+"/one" {
+		t.Fatalf("start: %d %+v", code, st)
+	}
+	if code := e.do(t, "POST", path+"/navigate", `{"action":"go","url":"`+site.URL+`/two"}`, &fail); code != 409 || !strings.Contains(fail.Error, "take over") {
+		t.Fatalf("navigate while the agent holds the browser: %d %q, want 409", code, fail.Error)
+	}
+	e.do(t, "POST", path+"/take-over", "", &st)
+
+	for _, step := range []struct{ body, want string }{
+		{`{"action":"go","url":"` + site.URL + `/two"}`, "/two"},
+		{`{"action":"back"}`, "/one"},
+		{`{"action":"forward"}`, "/two"},
+		{`{"action":"reload"}`, "/two"},
+	} {
+		if code := e.do(t, "POST", path+"/navigate", step.body, &st); code != 200 || !st.InControl {
+			t.Fatalf("navigate %s: %d %+v", step.body, code, st)
+		}
+		waittest.Until(t, "the tab at "+step.want+" after "+step.body, func() bool {
+			e.do(t, "GET", path, "", &st)
+			return st.URL == site.URL+step.want
+		})
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"file", `{"action":"go","url":"file:///etc/passwd"}`, "file: addresses do not open in the agent's browser; type a web address"},
+		{"javascript", `{"action":"go","url":"javascript:alert(1)"}`, "javascript: addresses do not open"},
+		{"this server", `{"action":"go","url":"` + e.srv.URL + `/api/info"}`, "local server"},
+		{"unknown action", `{"action":"home"}`, "not go, back, forward or reload"},
+		{"unknown field", `{"action":"go","href":"x"}`, "href"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code := e.do(t, "POST", path+"/navigate", tc.body, &fail); code != 400 || !strings.Contains(fail.Error, tc.want) {
+				t.Fatalf("navigate %s: %d %q, want 400 containing %q", tc.body, code, fail.Error, tc.want)
+			}
+		})
+	}
+	e.do(t, "POST", path+"/hand-back", "", &st)
+	if code := e.do(t, "POST", path+"/navigate", `{"action":"back"}`, &fail); code != 409 {
+		t.Fatalf("navigate after the hand-back: %d %q, want 409", code, fail.Error)
+	}
+}
+
+// browserStateJSON is BrowserState as the client reads it.
+type browserStateJSON struct {
+	Running   bool   `json:"running"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	InControl bool   `json:"in_control"`
+}

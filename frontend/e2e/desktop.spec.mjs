@@ -2,11 +2,13 @@
 // the fake model server: the agent opens a page served by this test, the panel
 // shows it live, the person takes over and clicks and types on it through the
 // panel (at two panel shapes), and hands back; a takeover card opens the
-// Desktop; the Desktops grid watches every running browser.
+// Desktop; the Desktops grid watches every running browser; the screen
+// enlarged to the window (real size, and scaled down in a small window) takes
+// clicks exactly where they are aimed, and its address bar browses.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { agent, apiClient, launchBrowser, openApp, openTab, PATIENCE, shoot, startFakeLLM, startServer } from './harness.mjs';
+import { agent, apiClient, axeClean, launchBrowser, openApp, openTab, PATIENCE, shoot, startFakeLLM, startServer, until } from './harness.mjs';
 
 // The agent's pages: a big blue button that leads to a green page (title
 // "Clicked") with a field; Enter in it sends the name to a page titled with it.
@@ -19,8 +21,21 @@ const STYLE = `<style>
 const html = (title, body) => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title>${STYLE}</head>${body}</html>`;
 const escape = (s) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
+// The enlarge pages: a button at a known place; every click on the page is
+// recorded (what it hit and where, in the page's CSS pixels), every load of a
+// page counted.
+const TARGET = { left: 500, top: 300, width: 200, height: 120 };
+const record = `<script>addEventListener('click', (e) => fetch('/click?on=' + encodeURIComponent(e.target.id || e.target.tagName) + '&x=' + e.clientX + '&y=' + e.clientY));</script>`;
+const clicks = [];
+const loads = {};
+
 function sitePage(url) {
   const u = new URL(url, 'http://x');
+  if (u.pathname === '/target') {
+    const b = TARGET;
+    return html('Target', `<body><button id="hit" style="position:absolute;left:${b.left}px;top:${b.top}px;width:${b.width}px;height:${b.height}px;background:#2563eb;color:#fff;border:0;font-size:22px">Hit me</button>${record}</body>`);
+  }
+  if (u.pathname === '/second') return html('Second', `<body><h1>Second page</h1>${record}</body>`);
   if (u.pathname === '/done') {
     return html('Clicked', '<body class="done"><form action="/hello"><input id="name" name="name" placeholder="Your name"></form></body>');
   }
@@ -42,7 +57,15 @@ let wsId;
 
 before(async () => {
   site = createServer((req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/click') {
+      clicks.push({ on: u.searchParams.get('on'), x: Number(u.searchParams.get('x')), y: Number(u.searchParams.get('y')) });
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    loads[u.pathname] = (loads[u.pathname] ?? 0) + 1;
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
     res.end(sitePage(req.url));
   });
   await new Promise((r) => site.listen(0, '127.0.0.1', r));
@@ -50,7 +73,7 @@ before(async () => {
   llm = await startFakeLLM();
   server = await startServer({ llm });
   browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, bypassCSP: true }); // axe is injected
   call = apiClient(server);
   wsId = (await call('GET', '/api/workspaces')).current;
 });
@@ -149,7 +172,11 @@ describe('desktop', () => {
     await openTab(page, 'Desktop');
     await tab.getByTestId('desktop-state').getByText('Ada Lovelace is using its browser').waitFor();
     await tab.getByTestId('desktop-title').getByText('Before').waitFor();
-    assert.match(await tab.getByTestId('desktop-url').textContent(), /^127\.0\.0\.1:\d+\/form$/);
+    assert.match(await tab.getByTestId('nav-address').inputValue(), /^http:\/\/127\.0\.0\.1:\d+\/form$/);
+    // Not holding the browser: the address bar shows where the agent is, and browses nothing.
+    assert.equal(await tab.getByTestId('nav-back').isDisabled(), true);
+    assert.equal(await tab.getByTestId('nav-reload').getAttribute('title'), 'Take over to browse');
+    assert.equal(await tab.getByTestId('nav-address').getAttribute('readonly'), '');
     assert.match(await tab.getByTestId('desktop-last-action').textContent(), /opened/i);
     assert.equal(await tab.getByTestId('take-over').isVisible(), true);
 
@@ -258,6 +285,119 @@ describe('desktop', () => {
     assert.equal(await page.getByTestId('agent-panel').getAttribute('data-agent-id'), ada.id);
     assert.equal(await page.getByTestId('tab-desktop').getAttribute('aria-selected'), 'true');
     await page.getByTestId('desktop-tab').getByTestId('take-over').waitFor();
+    assert.deepEqual(page.errors, []);
+  });
+
+  test('enlarged: clicks land where aimed at the panel size, the real size and scaled down; the address bar browses', async () => {
+    const tab = page.getByTestId('desktop-tab');
+    const base = `http://127.0.0.1:${site.address().port}`;
+    await tab.getByTestId('take-over').click();
+    await tab.getByTestId('hand-back').waitFor();
+
+    // The address bar takes the browser to the target page.
+    const address = tab.getByTestId('nav-address');
+    await address.click();
+    await address.fill(`${base}/target`);
+    await address.press('Enter');
+    await tab.getByTestId('desktop-title').getByText('Target', { exact: true }).waitFor();
+    assert.equal(await address.inputValue(), `${base}/target`);
+    await waitForColour(page, 600, 360, BLUE);
+
+    /** Clicks the page point (x, y) through the screen `testid`; the page must record a click on the button there. */
+    const aim = { x: TARGET.left + 100, y: TARGET.top + 60 };
+    async function clickTarget(testid, tol) {
+      const n = clicks.length;
+      const at = await onScreen(page, aim.x, aim.y, testid);
+      await page.mouse.click(at.x, at.y);
+      const got = await until(`the click through ${testid}`, () => clicks.length > n && clicks[n]);
+      assert.equal(got.on, 'hit', `the click through ${testid} landed on ${got.on} at (${got.x}, ${got.y})`);
+      assert.ok(Math.abs(got.x - aim.x) <= tol && Math.abs(got.y - aim.y) <= tol, `the click through ${testid} landed at (${got.x}, ${got.y}), aimed at (${aim.x}, ${aim.y})`);
+    }
+    // The panel's small screen: a third of the page's size, so a few page pixels per screen pixel.
+    await clickTarget('screen', 4);
+
+    // Enlarged in a 1440×900 window: the real size, one page pixel per pixel.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await tab.getByTestId('enlarge').click();
+    const big = page.getByTestId('desktop-enlarged');
+    await big.waitFor();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="enlarged-screen"]')?.dataset.frames) > 0);
+    await until('the real size', async () => (await big.getAttribute('data-scale')) === '1.000');
+    assert.equal(await big.getByTestId('enlarged-size').textContent(), 'Actual size');
+    const canvas = await big.getByTestId('enlarged-screen').locator('canvas').boundingBox();
+    const fw = Number(await big.getByTestId('enlarged-screen').getAttribute('data-frame-width'));
+    const fh = Number(await big.getByTestId('enlarged-screen').getAttribute('data-frame-height'));
+    assert.ok(Math.abs(canvas.width - fw) < 0.5 && Math.abs(canvas.height - fh) < 0.5, `the enlarged picture is ${canvas.width}×${canvas.height}, want the page's ${fw}×${fh}`);
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('[data-testid="enlarged-screen"]') !== null), true, 'holding the browser, the keyboard goes to the page');
+    await waitForColour(page, 600, 360, BLUE, 'enlarged-screen');
+    await clickTarget('enlarged-screen', 1);
+    // Escape goes to the page while it has the keyboard: the screen stays enlarged.
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(200);
+    assert.equal(await big.count(), 1);
+    await axeClean(page, 'the enlarged Desktop', '[data-testid="desktop-enlarged"]');
+
+    // A 1024×700 window: scaled down to fit, not cropped.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await until('scaled to fit', async () => Number(await big.getAttribute('data-scale')) < 0.99);
+    const small = await big.getByTestId('enlarged-screen').locator('canvas').boundingBox();
+    assert.ok(small.x >= 0 && small.y >= 0 && small.x + small.width <= 1024 && small.y + small.height <= 700, `the scaled picture ${JSON.stringify(small)} leaves the window`);
+    assert.match(await big.getByTestId('enlarged-size').textContent(), /^\d+% to fit$/);
+    await clickTarget('enlarged-screen', 2);
+    await shoot(page, 'desktop-enlarged-1024');
+
+    // The address bar of the enlarged screen: a second page, back, forward, reload.
+    await page.setViewportSize({ width: 1280, height: 860 });
+    const bar = big.getByTestId('nav-address');
+    const title = () => big.locator('header .title').textContent();
+    await bar.click();
+    await bar.fill('  ' + `${base}/second` + ' ');
+    await bar.press('Enter');
+    await until('the second page', async () => (await title()) === 'Second');
+    assert.equal(loads['/second'], 1);
+    await big.getByTestId('nav-back').click();
+    await until('back on the target', async () => (await title()) === 'Target');
+    assert.equal(await bar.inputValue(), `${base}/target`);
+    await big.getByTestId('nav-forward').click();
+    await until('forward on the second page', async () => (await title()) === 'Second');
+    const before = loads['/second'];
+    await big.getByTestId('nav-reload').click();
+    await until('the reload reaches the site', () => loads['/second'] === before + 1);
+    await until('the reloaded page', async () => (await title()) === 'Second');
+
+    // What the browser must not open is refused, saying what to type; Escape takes typing back.
+    await bar.click();
+    await bar.fill('file:///etc/passwd');
+    await bar.press('Enter');
+    await big.getByTestId('enlarged-error').getByText(/file: addresses do not open in the agent's browser; type a web address/).waitFor();
+    await bar.fill('somewhere.example');
+    await bar.press('Escape');
+    assert.equal(await bar.inputValue(), `${base}/second`);
+    assert.equal(await big.count(), 1, 'the first Escape only takes the typing back');
+    await shoot(page, 'desktop-enlarged-1280');
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await until('the real size at 1920', async () => (await big.getAttribute('data-scale')) === '1.000');
+    await shoot(page, 'desktop-enlarged-1920');
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // Handed back: the address bar only shows; Shrink (or Escape) goes back to the panel, focus to Enlarge.
+    await big.getByTestId('hand-back').click();
+    await big.getByTestId('take-over').waitFor();
+    assert.equal(await big.getByTestId('nav-forward').isDisabled(), true);
+    assert.equal(await bar.getAttribute('readonly'), '');
+    await big.getByTestId('desktop-shrink').click();
+    await big.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'enlarge', 'focus goes back to Enlarge');
+    await tab.getByTestId('screen').waitFor();
+
+    // F enlarges; Escape shrinks; the panel stays open.
+    await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement)?.blur());
+    await page.keyboard.press('f');
+    await big.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'desktop-shrink', 'not holding the browser, focus goes to Shrink');
+    await page.keyboard.press('Escape');
+    await big.waitFor({ state: 'detached' });
+    assert.equal(await page.getByTestId('agent-panel').count(), 1);
     assert.deepEqual(page.errors, []);
   });
 });

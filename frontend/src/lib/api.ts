@@ -48,7 +48,7 @@ import type {
   Workspace,
   WorkspaceList,
 } from './types';
-import type { BrowserState } from './types';
+import type { BrowserNav, BrowserState } from './types';
 import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
 import type { Preferences, WhenClosed } from './types';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
@@ -326,6 +326,9 @@ export const api = {
   takeOverBrowser: (wsId: string, agentId: string) => request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/take-over`),
   /** Gives the browser back to the agent; answers its open takeover card. */
   handBackBrowser: (wsId: string, agentId: string) => request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/hand-back`),
+  /** The address bar, while the person holds the browser: go to a typed address (a bare host as https://), back, forward, reload. */
+  navigateBrowser: (wsId: string, agentId: string, nav: BrowserNav) =>
+    request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/navigate`, nav),
   /** The path of the screen WebSocket (frames and input); lib/desktop.svelte.ts makes its address. */
   browserScreenPath: (wsId: string, agentId: string) => `${agentPath(wsId, agentId)}/browser/screen`,
 

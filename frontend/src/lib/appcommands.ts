@@ -39,6 +39,7 @@ export function shortcuts(mac?: boolean): { keys: string; what: string }[] {
     { keys: 'Enter', what: 'Open the focused coworker' },
     { keys: 'Shift+F10', what: 'The focused coworker’s or box’s menu' },
     { keys: '← →', what: 'Next panel tab (on a tab)' },
+    { keys: 'F', what: 'Enlarge the Desktop screen (on the Desktop tab)' },
     { keys: 'Esc', what: 'Close a menu, dialog or the panel' },
   ];
 }

@@ -58,6 +58,8 @@ export class ScreenSocket {
   private timer: Timer;
   private wanted = false;
   private listeners = new Set<(f: Frame) => void>();
+  /** The newest frame, for a view that opens meanwhile (a still page sends no more). */
+  private last: Frame | null = null;
 
   constructor(path: string, opts: ScreenSocketOptions = {}) {
     this.path = path;
@@ -80,13 +82,15 @@ export class ScreenSocket {
     const ws = this.ws;
     this.ws = undefined;
     ws?.close();
+    this.last = null;
     this.status = 'closed';
     this.error = '';
   }
 
-  /** Calls fn with every frame; returns the unsubscribe. */
+  /** Calls fn with every frame, the newest one first when there is one; returns the unsubscribe. */
   onFrame(fn: (f: Frame) => void): () => void {
     this.listeners.add(fn);
+    if (this.last) fn(this.last);
     return () => void this.listeners.delete(fn);
   }
 
@@ -164,6 +168,8 @@ export class ScreenSocket {
     if (!h || h.width !== header.width || h.height !== header.height || h.url !== header.url || h.title !== header.title) {
       this.header = header;
     }
-    for (const fn of this.listeners) fn({ header, data });
+    const f = { header, data };
+    this.last = f;
+    for (const fn of this.listeners) fn(f);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ago, holder, NOT_STARTED, readState, shortUrl } from './desktop';
+import { addressOf, ago, holder, NOT_STARTED, readState, shortUrl, typedAddress } from './desktop';
 import { ScreenSocket, type Frame } from './desktop.svelte';
 
 describe('readState', () => {
@@ -65,6 +65,21 @@ describe('shortUrl and ago', () => {
     expect(ago('2026-01-01T09:59:30Z', now)).toBe('30 s ago');
     expect(ago('2026-01-01T09:57:00Z', now)).toBe('3 min ago');
     expect(ago('2026-01-01T07:00:00Z', now)).toBe('3 h ago');
+  });
+});
+
+describe('the address bar', () => {
+  it('shows the whole address, nothing for a blank tab', () => {
+    expect(addressOf('http://127.0.0.1:8080/login?next=%2F')).toBe('http://127.0.0.1:8080/login?next=%2F');
+    expect(addressOf('https://a.example/')).toBe('https://a.example/');
+    expect(addressOf('about:blank')).toBe('');
+    expect(addressOf('')).toBe('');
+  });
+  it('sends what was typed, trimmed; the server reads it (a bare host gets https://)', () => {
+    expect(typedAddress('  example.com/x ')).toEqual({ action: 'go', url: 'example.com/x' });
+    expect(typedAddress('javascript:alert(1)')).toEqual({ action: 'go', url: 'javascript:alert(1)' });
+    expect(typedAddress('   ')).toBeNull();
+    expect(typedAddress('')).toBeNull();
   });
 });
 
@@ -150,6 +165,26 @@ describe('ScreenSocket', () => {
     ws().message(jpeg);
     expect(frames).toHaveLength(2);
     expect(frames[1]!.header.width).toBe(1280);
+  });
+
+  it('a view that opens later gets the newest frame first (a still page sends no more); close forgets it', async () => {
+    const { s, ws } = setup();
+    s.open();
+    await flush();
+    ws().open();
+    const jpeg = new Blob([new Uint8Array([0xff, 0xd8])], { type: 'image/jpeg' });
+    ws().message('{"type":"frame","width":1280,"height":800,"url":"https://a.example/","title":"A"}');
+    ws().message(jpeg);
+    const late: Frame[] = [];
+    const off = s.onFrame((f) => late.push(f));
+    expect(late).toHaveLength(1);
+    expect(late[0]!.data).toBe(jpeg);
+    expect(late[0]!.header.width).toBe(1280);
+    off();
+    s.close();
+    const after: Frame[] = [];
+    s.onFrame((f) => after.push(f));
+    expect(after).toHaveLength(0);
   });
 
   it('drops a JPEG before any header (its size is unknown)', async () => {

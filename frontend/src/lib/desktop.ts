@@ -1,6 +1,7 @@
 // An agent's browser as the Desktop tab and the grid read it (pure): its state
-// from the wire, the one line saying who has it, and which agents have one.
-import type { Agent, BrowserState, BrowserTab } from './types';
+// from the wire, the one line saying who has it, which agents have one, and
+// what its address bar shows and sends.
+import type { Agent, BrowserNav, BrowserState, BrowserTab } from './types';
 
 export const NOT_STARTED: BrowserState = {
   running: false,
@@ -70,4 +71,19 @@ export function ago(at: string | null, now: number): string {
   if (s < 60) return `${s} s ago`;
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
   return `${Math.floor(s / 3600)} h ago`;
+}
+
+/** What the address bar shows for the tab's address: all of it (the scheme tells http from https), nothing for a blank tab. */
+export function addressOf(url: string): string {
+  return !url || url === 'about:blank' ? '' : url;
+}
+
+/**
+ * What the address bar sends for what was typed: trimmed, or null when there
+ * is nothing to go to. The server reads the address (a bare host gets
+ * https://) and refuses what the browser must not open, saying what to type.
+ */
+export function typedAddress(text: string): BrowserNav | null {
+  const url = text.trim();
+  return url ? { action: 'go', url } : null;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backingSize,
   backoff,
+  fitSize,
   fromFrame,
   isPaste,
   keyMessage,
@@ -69,6 +70,64 @@ describe('toFrame', () => {
   it('does not depend on devicePixelRatio (both sides are CSS pixels)', () => {
     // A frame whose JPEG is 2× (a HiDPI page) still maps to its CSS size.
     expect(toFrame({ x: 300, y: 350 }, el, { width: 640, height: 400 })).toEqual({ x: 320, y: 200 });
+  });
+});
+
+describe('fitSize', () => {
+  const frame = { width: 1280, height: 800 };
+  const cases = [
+    { name: 'room to spare: the real size, centred by the caller', box: { width: 1408, height: 820 }, want: { width: 1280, height: 800 } },
+    { name: 'exactly the room: the real size', box: { width: 1280, height: 800 }, want: { width: 1280, height: 800 } },
+    { name: 'a narrow window: scaled down by its width', box: { width: 992, height: 620 }, want: { width: 992, height: 620 } },
+    { name: 'a short window: scaled down by its height', box: { width: 1400, height: 400 }, want: { width: 640, height: 400 } },
+    { name: 'never scaled up', box: { width: 3000, height: 2000 }, want: { width: 1280, height: 800 } },
+    { name: 'no frame yet: nothing', box: { width: 800, height: 600 }, frameAt: { width: 0, height: 0 }, want: { width: 0, height: 0 } },
+    { name: 'no room: nothing', box: { width: 0, height: 600 }, want: { width: 0, height: 0 } },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(fitSize(c.box, c.frameAt ?? frame)).toEqual(c.want);
+    });
+  }
+  it('never crops: the drawn size fits the box at any window size', () => {
+    for (let w = 200; w <= 2000; w += 37) {
+      for (let h = 150; h <= 1200; h += 53) {
+        const f = fitSize({ width: w, height: h }, frame);
+        expect(f.width).toBeLessThanOrEqual(w);
+        expect(f.height).toBeLessThanOrEqual(h);
+        expect(Math.abs(f.width / f.height - 1.6)).toBeLessThan(0.02);
+      }
+    }
+  });
+});
+
+// One mapping for every size: the panel's small screen, the enlarged one at
+// the real size and scaled down to fit send the same page point for the same
+// spot of the picture: (offset in the picture) × (frame width / shown width).
+describe('toFrame at every size', () => {
+  const frame = { width: 1280, height: 800 };
+  const button = { x: 170, y: 100 }; // a point of the page
+  const sizes = [
+    { name: 'the panel (a third, letterboxed in a tall box)', el: { left: 900, top: 300, width: 430, height: 500 } },
+    { name: 'enlarged, real size', el: { left: 80, top: 60, width: 1280, height: 800 } },
+    { name: 'enlarged, scaled to fit a small window', el: { left: 16, top: 58, width: 992, height: 620 } },
+  ];
+  for (const c of sizes) {
+    it(c.name, () => {
+      const at = fromFrame(button, c.el, frame);
+      expect(toFrame(at, c.el, frame)).toEqual(button);
+      const pic = letterbox(c.el, frame);
+      const byFormula = {
+        x: (at.x - c.el.left - pic.left) * (frame.width / pic.width),
+        y: (at.y - c.el.top - pic.top) * (frame.height / pic.height),
+      };
+      expect(byFormula.x).toBeCloseTo(button.x, 6);
+      expect(byFormula.y).toBeCloseTo(button.y, 6);
+    });
+  }
+  it('at the real size a client pixel is a page pixel', () => {
+    const el = { left: 80, top: 60, width: 1280, height: 800 };
+    expect(toFrame({ x: 80 + 250, y: 60 + 140 }, el, frame)).toEqual({ x: 250, y: 140 });
   });
 });
 

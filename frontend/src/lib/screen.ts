@@ -1,5 +1,6 @@
 // The Desktop screen (pure): where the agent's page sits inside the panel
-// (letterboxed), panel coordinates → the page's CSS pixels, DOM input events →
+// (letterboxed) and how large the enlarged screen draws it, screen
+// coordinates → the page's CSS pixels (toFrame, for every size), DOM input events →
 // the input messages of the screen WebSocket, the socket's address, and the
 // reconnect delays. See docs/http-api.md, "Desktop: each agent's browser".
 
@@ -39,6 +40,21 @@ export function toFrame(client: Point, element: Rect, frame: Size, clamp = false
   y = Math.min(Math.max(y, 0), frame.height - 0.01);
   // Tenths of a pixel are all Chromium can use; shorter messages.
   return { x: Math.round(x * 10) / 10, y: Math.round(y * 10) / 10 };
+}
+
+/**
+ * The size the enlarged screen draws a frame at inside a box: the page's
+ * real size (1:1 CSS pixels) when it fits, else scaled down to fit with its
+ * aspect ratio kept, never cropped and never scaled up. Whole pixels, never
+ * more than the box. Empty when either size is.
+ */
+export function fitSize(box: Size, frame: Size): Size {
+  if (box.width <= 0 || box.height <= 0 || frame.width <= 0 || frame.height <= 0) return { width: 0, height: 0 };
+  const scale = Math.min(1, box.width / frame.width, box.height / frame.height);
+  return {
+    width: Math.min(box.width, Math.max(1, Math.round(frame.width * scale))),
+    height: Math.min(box.height, Math.max(1, Math.round(frame.height * scale))),
+  };
 }
 
 /** The inverse of toFrame: a point of the frame on the page (to aim a click in tests and to draw a cursor). */

@@ -430,6 +430,9 @@ export type Variable = { name: string; hosts: string[]; created_at: string; upda
 
 export type BrowserTab = { id: string; url: string; title: string; active: boolean };
 
+/** What the Desktop's address bar asks of the agent's browser (while the person holds it). */
+export type BrowserNav = { action: 'go'; url: string } | { action: 'back' | 'forward' | 'reload' };
+
 /** An agent's browser for its Desktop tab. */
 export type BrowserState = {
   running: boolean;
