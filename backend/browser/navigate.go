@@ -54,15 +54,10 @@ func (b *Browser) Navigate(ctx context.Context, action, rawURL string) error {
 	default:
 		return fault.Invalid("navigation %q is not go, back, forward or reload", action)
 	}
-	p, err := b.ensure(ctx)
+	p, t, err := b.personsTab(ctx)
 	if err != nil {
 		return err
 	}
-	t, err := p.current(ctx)
-	if err != nil {
-		return err
-	}
-	b.touch()
 	o := &op{b: b, p: p}
 	m := o.mark(t)
 	start, cancel := context.WithTimeout(ctx, navStartTimeout)

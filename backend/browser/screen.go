@@ -265,21 +265,31 @@ const (
 	ModShift = 8
 )
 
+// personsTab is the tab the person's input and address bar act on: the
+// browser's current one, started when it is not running.
+func (b *Browser) personsTab(ctx context.Context) (*proc, *tab, error) {
+	p, err := b.ensure(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := p.current(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.touch()
+	return p, t, nil
+}
+
 // Input dispatches one input of the person to the current tab. The person
 // must hold the browser (TakeOver), or it fails with ErrNotInControl.
 func (b *Browser) Input(ctx context.Context, e Event) error {
 	if !b.InControl() {
 		return ErrNotInControl
 	}
-	p, err := b.ensure(ctx)
+	_, t, err := b.personsTab(ctx)
 	if err != nil {
 		return err
 	}
-	t, err := p.current(ctx)
-	if err != nil {
-		return err
-	}
-	b.touch()
 	page := t.page.Context(ctx)
 	button, mask := mouseButton(e.Button)
 	clicks := e.ClickCount
