@@ -260,7 +260,7 @@ describe('desktop', () => {
     await tab.getByTestId('take-over').waitFor();
     await openTab(page, 'Chat');
     await card.waitFor({ state: 'detached' });
-    await page.getByTestId('chat-resume').getByText('You handed back').waitFor();
+    await page.getByTestId('transcript').getByTestId('chat-resume').getByText('You handed back').waitFor();
     await page.getByTestId('msg-agent').filter({ hasText: /Tool said:.*handed/i }).waitFor();
     assert.deepEqual(page.errors, []);
   });

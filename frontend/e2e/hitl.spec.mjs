@@ -95,7 +95,7 @@ describe('human in the loop', () => {
     await submit.click();
     await q.waitFor({ state: 'detached' });
     await page.getByTestId('msg-agent').filter({ hasText: 'Tool said: The person answered' }).waitFor();
-    const resume = page.getByTestId('chat-resume');
+    const resume = page.getByTestId('transcript').getByTestId('chat-resume');
     await resume.getByText('You answered').waitFor();
     assert.match(await resume.textContent(), /EU \(Frankfurt\)/);
     assert.match(await resume.textContent(), /Email, Slack, a pager/);
@@ -149,7 +149,7 @@ describe('human in the loop', () => {
     await approved.nth(1).waitFor();
     assert.equal(await approved.count(), 2);
     assert.equal(await page.locator('[data-testid="tool-row"][data-decision="approved"]').count(), 2);
-    await page.getByTestId('chat-resume').getByText('You approved 2 and declined 1').waitFor();
+    await page.getByTestId('transcript').getByTestId('chat-resume').getByText('You approved 2 and declined 1').waitFor();
 
     // Logs show the pause and the decisions too.
     await openTab(page, 'Logs');
@@ -221,7 +221,7 @@ describe('human in the loop', () => {
     await shoot(page, 'pause-credential');
     await c.getByTestId('pause-submit').click();
     await c.waitFor({ state: 'detached' });
-    await page.getByTestId('chat-resume').getByText('You filled ${STRIPE_KEY}').waitFor();
+    await page.getByTestId('transcript').getByTestId('chat-resume').getByText('You filled ${STRIPE_KEY}').waitFor();
     await page.getByTestId('msg-agent').filter({ hasText: /Tool said:/ }).last().waitFor();
 
     const noSecret = async () => {
@@ -290,7 +290,7 @@ describe('human in the loop', () => {
     await shoot(page, 'pause-connector');
     await submit.click();
     await c.waitFor({ state: 'detached' });
-    const resume = page.getByTestId('chat-resume').filter({ hasText: 'You connected Acme Code' });
+    const resume = page.getByTestId('transcript').getByTestId('chat-resume').filter({ hasText: 'You connected Acme Code' });
     await resume.waitFor();
     assert.match(await resume.textContent(), /acme/);
     assert.ok(!(await page.content()).includes('ghp_connector_canary_42'));
