@@ -468,6 +468,29 @@ describe('desktop', () => {
     assert.deepEqual(page.errors, []);
   });
 
+  test("the desktop window's pop-out link signs a fresh browser in and keeps the Desktop's address", async () => {
+    // What POST /api/ui/open-desktop hands the system's browser: the login link with the fragment.
+    const fresh = await browser.newContext({ viewport: { width: 1304, height: 800 } });
+    try {
+      const win = await fresh.newPage();
+      await win.goto(`${server.url}#desktop=${wsId}/${ada.id}`);
+      await win.getByTestId('desktop-enlarged').waitFor();
+      await until('the window title', async () => (await win.title()) === 'Ada Lovelace — Desktop — Rerun');
+      const u = new URL(win.url());
+      assert.equal(u.search, '', 'the token left the address');
+      assert.equal(u.hash, `#desktop=${wsId}/${ada.id}`);
+      await win.waitForFunction(() => Number(document.querySelector('[data-testid="enlarged-screen"]')?.dataset.frames) > 0);
+      // The size Pop out asks of a window (lib/popout POP_CHROME: 24 wide, 73 high around the page) shows it at its real size.
+      const shown = win.getByTestId('enlarged-screen');
+      const fw = Number(await shown.getAttribute('data-frame-width'));
+      const fh = Number(await shown.getAttribute('data-frame-height'));
+      await win.setViewportSize({ width: fw + 24, height: fh + 73 });
+      await until('the real size in a window of the asked size', async () => (await win.getByTestId('desktop-enlarged').getAttribute('data-scale')) === '1.000');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('a popped-out Desktop whose browser is not running offers Start, then shows the screen', async () => {
     const board = await call('GET', `/api/workspaces/${wsId}/board`);
     const cleo = await call('POST', `/api/workspaces/${wsId}/agents`, { name: 'Cleo Idle', box_id: board.boxes[0].id, capabilities: ['browser'] });
