@@ -184,7 +184,10 @@ func start(args []string, window bool) error {
 		Autostart: autostartEntry(window, dir),
 		Window:    window, // what closing the window does applies
 		// Only the window opens a downloaded update (its installer asks).
-		OpenFile: openFileIn(window),
+		OpenFile: systemOpenIn(window),
+		// Only the window pops a Desktop out into the default browser (a
+		// browser's page opens that window itself).
+		OpenURL: systemOpenIn(window),
 	})
 	url := local + "/?token=" + token
 
@@ -246,9 +249,10 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
-// openFileIn is how the window hands a verified update package to the
-// system; nil for rerun serve, whose person may not sit at this computer.
-func openFileIn(window bool) func(string) error {
+// systemOpenIn is how the window hands a verified update package, or the
+// address of a popped-out Desktop, to the system; nil for rerun serve, whose
+// person may not sit at this computer.
+func systemOpenIn(window bool) func(string) error {
 	if !window {
 		return nil
 	}

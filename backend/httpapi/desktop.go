@@ -127,6 +127,46 @@ func (s *Server) desktopRoutes() {
 		return stateOf(b), nil
 	}))
 	m.HandleFunc("GET "+base+"/screen", s.screen)
+	m.HandleFunc("POST /api/ui/open-desktop", endpoint(s, 204, s.openDesktop))
+}
+
+// openDesktopInput names the agent whose Desktop pops out.
+type openDesktopInput struct {
+	Workspace string `json:"workspace"`
+	Agent     string `json:"agent"`
+}
+
+// desktopHash is the address fragment of the page that shows only one
+// agent's Desktop (the frontend's popped-out screen).
+func desktopHash(wsID, agentID string) string {
+	return "#desktop=" + url.PathEscape(wsID) + "/" + url.PathEscape(agentID)
+}
+
+// openDesktop pops an agent's Desktop out into a window of its own: the
+// desktop window cannot open a second one itself (window.open makes none
+// there), so the person's default browser opens the page of that Desktop,
+// signed in through the login link. A page in a browser opens the window
+// itself: without OpenURL (rerun serve) this is a 409.
+func (s *Server) openDesktop(ctx context.Context, _ *http.Request, in openDesktopInput) (none, error) {
+	wsID, agentID := strings.TrimSpace(in.Workspace), strings.TrimSpace(in.Agent)
+	if wsID == "" || agentID == "" {
+		return none{}, fault.Invalid("name the workspace and the agent whose Desktop to open")
+	}
+	ws, err := s.cfg.Home.Workspace(wsID)
+	if err != nil {
+		return none{}, err
+	}
+	if _, err := ws.Agents.Get(ctx, agentID); err != nil {
+		return none{}, err
+	}
+	if s.cfg.OpenURL == nil || s.cfg.LocalURL == "" {
+		return none{}, fault.Conflict("Rerun cannot open a window from here; open the Desktop in its own window from your browser (Pop out there)")
+	}
+	target := strings.TrimSuffix(s.cfg.LocalURL, "/") + "/?token=" + url.QueryEscape(s.cfg.Token) + desktopHash(wsID, agentID)
+	if err := s.cfg.OpenURL(target); err != nil {
+		return none{}, fmt.Errorf("open the browser: %w", err)
+	}
+	return none{}, nil
 }
 
 // navigateInput is the Desktop's address bar: go to url, back, forward or

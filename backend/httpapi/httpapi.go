@@ -64,6 +64,10 @@ type Config struct {
 	// OpenFile hands a verified update package to the system (xdg-open,
 	// open, start); nil: opening is not available (rerun serve, tests).
 	OpenFile func(path string) error
+	// OpenURL opens an address in the person's default browser: the desktop
+	// window pops an agent's Desktop out with it (POST /api/ui/open-desktop);
+	// nil where there is no one at this computer to see it (rerun serve, tests).
+	OpenURL func(url string) error
 	// Window says the desktop window shows this handler, so the preference
 	// of what closing it does applies (GET /api/preferences).
 	Window bool

@@ -4,7 +4,9 @@
 // panel (at two panel shapes), and hands back; a takeover card opens the
 // Desktop; the Desktops grid watches every running browser; the screen
 // enlarged to the window (real size, and scaled down in a small window) takes
-// clicks exactly where they are aimed, and its address bar browses.
+// clicks exactly where they are aimed, and its address bar browses; popped out
+// into a window of its own, the screen is live there and takes the person's
+// clicks.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -399,5 +401,124 @@ describe('desktop', () => {
     await big.waitFor({ state: 'detached' });
     assert.equal(await page.getByTestId('agent-panel').count(), 1);
     assert.deepEqual(page.errors, []);
+  });
+
+  test('popped out: a window of its own shows the screen live; take over there and the click lands', async () => {
+    const tab = page.getByTestId('desktop-tab');
+    const base = `http://127.0.0.1:${site.address().port}`;
+    await tab.getByTestId('enlarge').click();
+    const big = page.getByTestId('desktop-enlarged');
+    await big.waitFor();
+
+    // Pop out from the enlarged screen: a popup window, the overlay gives way to it.
+    const [popup] = await Promise.all([context.waitForEvent('page'), big.getByTestId('desktop-pop-out').click()]);
+    popup.errors = [];
+    popup.on('pageerror', (err) => popup.errors.push(err));
+    await big.waitFor({ state: 'detached' });
+    await popup.waitForLoadState();
+    assert.equal(new URL(popup.url()).hash, `#desktop=${wsId}/${ada.id}`);
+    assert.equal(new URL(popup.url()).search, '', 'no token in the address: the cookie signs the window in');
+    assert.equal(await popup.evaluate(() => window.opener !== null), true, 'a popup of the page');
+    const win = popup.getByTestId('desktop-enlarged');
+    await win.waitFor();
+    await until('the window title', async () => (await popup.title()) === 'Ada Lovelace — Desktop — Rerun');
+    assert.equal(await popup.locator('[data-testid="box"]').count(), 0, 'no board in the popped-out window');
+    assert.equal(await win.getByTestId('desktop-shrink').count(), 0, 'nothing to shrink back to');
+    assert.equal(await win.locator('h1').textContent(), 'Ada Lovelace');
+    await popup.waitForFunction(() => Number(document.querySelector('[data-testid="enlarged-screen"]')?.dataset.frames) > 0);
+    await win.locator('header .title').getByText('Second', { exact: true }).waitFor();
+
+    // Take over in the window: the panel hears it too; browse to the target and press its button.
+    await win.getByTestId('take-over').click();
+    await win.getByTestId('hand-back').waitFor();
+    await tab.getByTestId('desktop-state').getByText('You have the browser').waitFor();
+    assert.equal(await popup.evaluate(() => document.activeElement?.closest('[data-testid="enlarged-screen"]') !== null), true, 'the keyboard goes to the page');
+    const bar = win.getByTestId('nav-address');
+    await bar.click();
+    await bar.fill(`${base}/target`);
+    await bar.press('Enter');
+    await win.locator('header .title').getByText('Target', { exact: true }).waitFor();
+    await waitForColour(popup, 600, 360, BLUE, 'enlarged-screen');
+    const n = clicks.length;
+    const aim = { x: TARGET.left + 100, y: TARGET.top + 60 };
+    const at = await onScreen(popup, aim.x, aim.y, 'enlarged-screen');
+    await popup.mouse.click(at.x, at.y);
+    const got = await until('the click through the popped-out window', () => clicks.length > n && clicks[n]);
+    assert.equal(got.on, 'hit', `the click landed on ${got.on} at (${got.x}, ${got.y})`);
+    assert.ok(Math.abs(got.x - aim.x) <= 2 && Math.abs(got.y - aim.y) <= 2, `the click landed at (${got.x}, ${got.y}), aimed at (${aim.x}, ${aim.y})`);
+    await axeClean(popup, 'the popped-out Desktop');
+    await shoot(popup, 'desktop-popped');
+
+    // Hand back there; the panel follows. Closing the window leaves the app as it was.
+    await win.getByTestId('hand-back').click();
+    await win.getByTestId('take-over').waitFor();
+    await tab.getByTestId('take-over').waitFor();
+    assert.deepEqual(popup.errors, []);
+    await popup.close();
+    await tab.getByTestId('screen').waitFor();
+
+    // The tab's own Pop out button opens it again.
+    const [again] = await Promise.all([context.waitForEvent('page'), tab.getByTestId('pop-out').click()]);
+    await again.getByTestId('desktop-enlarged').waitFor();
+    await until('the window title', async () => (await again.title()) === 'Ada Lovelace — Desktop — Rerun');
+    await again.close();
+
+    // Only the desktop window asks the system to open it (rerun serve: from the browser).
+    await assert.rejects(call('POST', '/api/ui/open-desktop', { workspace: wsId, agent: ada.id }), /409.*from your browser/);
+    assert.deepEqual(page.errors, []);
+  });
+
+  test("the desktop window's pop-out link signs a fresh browser in and keeps the Desktop's address", async () => {
+    // What POST /api/ui/open-desktop hands the system's browser: the login link with the fragment.
+    const fresh = await browser.newContext({ viewport: { width: 1304, height: 800 } });
+    try {
+      const win = await fresh.newPage();
+      await win.goto(`${server.url}#desktop=${wsId}/${ada.id}`);
+      await win.getByTestId('desktop-enlarged').waitFor();
+      await until('the window title', async () => (await win.title()) === 'Ada Lovelace — Desktop — Rerun');
+      const u = new URL(win.url());
+      assert.equal(u.search, '', 'the token left the address');
+      assert.equal(u.hash, `#desktop=${wsId}/${ada.id}`);
+      await win.waitForFunction(() => Number(document.querySelector('[data-testid="enlarged-screen"]')?.dataset.frames) > 0);
+      // The size Pop out asks of a window (lib/popout POP_CHROME: 24 wide, 73 high around the page) shows it at its real size.
+      const shown = win.getByTestId('enlarged-screen');
+      const fw = Number(await shown.getAttribute('data-frame-width'));
+      const fh = Number(await shown.getAttribute('data-frame-height'));
+      await win.setViewportSize({ width: fw + 24, height: fh + 73 });
+      await until('the real size in a window of the asked size', async () => (await win.getByTestId('desktop-enlarged').getAttribute('data-scale')) === '1.000');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a popped-out Desktop whose browser is not running offers Start, then shows the screen', async () => {
+    const board = await call('GET', `/api/workspaces/${wsId}/board`);
+    const cleo = await call('POST', `/api/workspaces/${wsId}/agents`, { name: 'Cleo Idle', box_id: board.boxes[0].id, capabilities: ['browser'] });
+    const win = await context.newPage();
+    await win.goto(`${server.origin}/#desktop=${wsId}/${cleo.id}`);
+    const off = win.getByTestId('desktop-off');
+    await off.getByText('Browser not started').waitFor();
+    assert.equal(await win.title(), 'Cleo Idle — Desktop — Rerun');
+    assert.equal(await off.locator('h1').textContent(), "Cleo Idle's Desktop");
+    await axeClean(win, 'the popped-out Desktop, not started');
+    await shoot(win, 'desktop-popped-off');
+    await off.getByTestId('browser-start').click();
+    await win.getByTestId('desktop-enlarged').waitFor();
+    await win.waitForFunction(() => Number(document.querySelector('[data-testid="enlarged-screen"]')?.dataset.frames) > 0);
+    await win.getByTestId('take-over').waitFor();
+    await win.close();
+  });
+
+  test('a popped-out Desktop of a coworker or workspace that is not there says so', async () => {
+    const gone = await context.newPage();
+    await gone.goto(`${server.origin}/#desktop=${wsId}/nobody`);
+    await gone.getByTestId('desktop-window-missing').getByText('This coworker is not here').waitFor();
+    assert.equal(await gone.title(), 'This coworker is not here — Rerun');
+    await axeClean(gone, 'the missing coworker');
+    await shoot(gone, 'desktop-popped-missing');
+    await gone.goto(`${server.origin}/#desktop=elsewhere/${ada.id}`);
+    await gone.reload(); // a new fragment alone does not load the page again
+    await gone.getByTestId('desktop-window-missing').getByText('This workspace is not here').waitFor();
+    await gone.close();
   });
 });

@@ -1,6 +1,8 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
+import DesktopWindow from './components/DesktopWindow.svelte';
 import './app.css';
+import { parseDesktopHash } from './lib/popout';
 import { startTheme } from './lib/theme';
 
 startTheme();
@@ -8,4 +10,7 @@ startTheme();
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');
 
-export default mount(App, { target });
+// #desktop=<workspace>/<agent>: a popped-out Desktop, that agent's screen alone.
+const desktop = parseDesktopHash(location.hash);
+
+export default desktop ? mount(DesktopWindow, { target, props: { target: desktop } }) : mount(App, { target });

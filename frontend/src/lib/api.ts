@@ -331,6 +331,8 @@ export const api = {
     request<BrowserState>('POST', `${agentPath(wsId, agentId)}/browser/navigate`, nav),
   /** The path of the screen WebSocket (frames and input); lib/desktop.svelte.ts makes its address. */
   browserScreenPath: (wsId: string, agentId: string) => `${agentPath(wsId, agentId)}/browser/screen`,
+  /** Pop out from the desktop window: the person's default browser opens that agent's Desktop alone (409 in rerun serve). */
+  openDesktopWindow: (wsId: string, agentId: string) => request<void>('POST', '/api/ui/open-desktop', { workspace: wsId, agent: agentId }),
 
   listNotifications: (wsId: string, q: NotificationQuery = {}) =>
     request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),

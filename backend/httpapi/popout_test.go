@@ -1,0 +1,96 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/rerun-build/rerun-desktop/backend/httpapi"
+	"github.com/rerun-build/rerun-desktop/backend/workspace"
+)
+
+// Pop out in the desktop window: the route hands the system the login link
+// of the page that shows only that agent's Desktop; without the hook
+// (rerun serve) it says to pop out from the browser; an agent or workspace
+// that does not exist opens nothing.
+func TestOpenDesktopPopsOutThroughTheSystem(t *testing.T) {
+	ctx := context.Background()
+	home, err := workspace.Open(ctx, workspace.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	wsID := home.Current()
+	ws, _ := home.Workspace(wsID)
+	boxes, _ := ws.Boxes.List(ctx)
+	var opened []string
+	var openErr error
+	window := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788",
+		OpenURL: func(u string) error { opened = append(opened, u); return openErr }})
+	serve := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788"})
+	call := func(h http.Handler, auth bool, method, path, body string) (int, string) {
+		req := httptest.NewRequest(method, "http://127.0.0.1:7788"+path, strings.NewReader(body))
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var out struct{ Error string }
+		json.NewDecoder(w.Body).Decode(&out)
+		return w.Code, out.Error
+	}
+	var a struct{ ID string }
+	req := httptest.NewRequest("POST", "http://127.0.0.1:7788/api/workspaces/"+wsID+"/agents",
+		strings.NewReader(`{"name":"Scout","box_id":"`+boxes[0].ID+`"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	w := httptest.NewRecorder()
+	window.ServeHTTP(w, req)
+	if json.NewDecoder(w.Body).Decode(&a); w.Code != 201 || a.ID == "" {
+		t.Fatalf("create agent: %d", w.Code)
+	}
+	body := `{"workspace":"` + wsID + `","agent":"` + a.ID + `"}`
+
+	if code, msg := call(window, true, "POST", "/api/ui/open-desktop", body); code != 204 || msg != "" {
+		t.Fatalf("pop out = %d %q, want 204", code, msg)
+	}
+	want := "http://127.0.0.1:7788/?token=" + token + "#desktop=" + wsID + "/" + a.ID
+	if len(opened) != 1 || opened[0] != want {
+		t.Fatalf("opened %q, want [%q]", opened, want)
+	}
+
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		auth    bool
+		body    string
+		code    int
+		message string
+	}{
+		{"no token", window, false, body, 401, "UI token"},
+		{"rerun serve", serve, true, body, 409, "from your browser"},
+		{"unknown agent", window, true, `{"workspace":"` + wsID + `","agent":"nobody"}`, 404, "no agent"},
+		{"unknown workspace", window, true, `{"workspace":"elsewhere","agent":"` + a.ID + `"}`, 404, ""},
+		{"nothing named", window, true, `{}`, 400, "name the workspace and the agent"},
+		{"unknown field", window, true, `{"workspace":"` + wsID + `","agent":"` + a.ID + `","url":"http://evil.test"}`, 400, "url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, msg := call(tc.h, tc.auth, "POST", "/api/ui/open-desktop", tc.body)
+			if code != tc.code || !strings.Contains(strings.ToLower(msg), strings.ToLower(tc.message)) {
+				t.Errorf("got %d %q, want %d saying %q", code, msg, tc.code, tc.message)
+			}
+		})
+	}
+	if len(opened) != 1 {
+		t.Errorf("refused calls opened %q", opened[1:])
+	}
+
+	// The system could not open it: the person hears why.
+	openErr = errors.New("xdg-open: not found")
+	if code, msg := call(window, true, "POST", "/api/ui/open-desktop", body); code != 500 || msg == "" {
+		t.Errorf("failed open = %d %q, want 500 with a reason", code, msg)
+	}
+}
