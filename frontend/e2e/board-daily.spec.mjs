@@ -232,7 +232,8 @@ describe('board and panel as a daily tool', () => {
     await until('moved', async () => (await agent(page, h).getAttribute('data-box-id')) === boxes[target]);
     await page.getByTestId('toast-action').filter({ hasText: 'Undo' }).first().click();
     await until('moved back by the toast', async () => (await agent(page, h).getAttribute('data-box-id')) === from);
-    assert.equal((await call('GET', `/api/workspaces/${wsId}/board`)).agents.find((a) => a.handle === h).box_id, from);
+    // The board moves at once; the server's copy follows the undo's request.
+    await until('the server to have it back', async () => (await call('GET', `/api/workspaces/${wsId}/board`)).agents.find((a) => a.handle === h).box_id === from);
 
     await dragAgentTo(page, h, target);
     await until('moved again', async () => (await agent(page, h).getAttribute('data-box-id')) === boxes[target]);
