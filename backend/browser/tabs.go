@@ -16,7 +16,7 @@ import (
 type tab struct {
 	id     int
 	target proto.TargetTargetID
-	page   *rod.Page // attached session; nil until attached
+	page   *rod.Page // attached session; nil until attached, then never changed (see attach)
 	opener proto.TargetTargetID
 
 	// The rest is guarded by proc.mu.
@@ -194,7 +194,10 @@ func (p *proc) current(ctx context.Context) (*tab, error) {
 }
 
 // attach makes sure t has a DevTools session (go-rod attaches each target
-// once and caches the page).
+// once and caches the page). t.page is set once, under p.mu, and never
+// changes after: a caller whose attach returned nil reads it without the
+// lock. Two callers may attach at once (addTab's goroutine and newTab);
+// the one that comes second keeps the first one's page.
 func (p *proc) attach(t *tab) error {
 	p.mu.Lock()
 	ok := t.page != nil
@@ -207,7 +210,9 @@ func (p *proc) attach(t *tab) error {
 		return err
 	}
 	p.mu.Lock()
-	t.page = page
+	if t.page == nil {
+		t.page = page
+	}
 	p.mu.Unlock()
 	return nil
 }
