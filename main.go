@@ -188,6 +188,8 @@ func start(args []string, window bool) error {
 		// Only the window pops a Desktop out into the default browser (a
 		// browser's page opens that window itself).
 		OpenURL: systemOpenIn(window),
+		// The backups folder is chosen in the system's dialog in the window.
+		PickFolder: pickFolderIn(window),
 	})
 	url := local + "/?token=" + token
 
@@ -257,6 +259,15 @@ func systemOpenIn(window bool) func(string) error {
 		return nil
 	}
 	return systemOpen
+}
+
+// pickFolderIn is the window's folder dialog; nil for rerun serve, whose
+// page types the path.
+func pickFolderIn(window bool) func(context.Context, string, string) (string, error) {
+	if !window {
+		return nil
+	}
+	return app.PickFolder
 }
 
 func openBrowser(url string) {

@@ -141,6 +141,7 @@ func Run(ctx context.Context, o Options) error {
 			mu.Lock()
 			window = wctx
 			mu.Unlock()
+			shown.Store(&wctx)
 			// Off the startup path: a D-Bus that does not answer must not
 			// hold the window.
 			go func() {
@@ -187,6 +188,22 @@ func (n *notifier) send(id, title, body string) error {
 
 // HasWindow says this build can open a window.
 const HasWindow = true
+
+// shown is Wails' context of the open window, for PickFolder.
+var shown atomic.Pointer[context.Context]
+
+// PickFolder shows the system's folder dialog over the window, opening in
+// start (when set), and returns the folder chosen: "" when the person
+// cancelled. It fails with ErrNoWindow before the window is up.
+func PickFolder(_ context.Context, title, start string) (string, error) {
+	c := shown.Load()
+	if c == nil {
+		return "", ErrNoWindow
+	}
+	return runtime.OpenDirectoryDialog(*c, runtime.OpenDialogOptions{
+		Title: title, DefaultDirectory: start, CanCreateDirectories: true,
+	})
+}
 
 // runNotifications readies the OS notifications of the window (wctx), hands
 // them to n, and shows the home's new notifications there (none without a

@@ -55,7 +55,8 @@ func (p *proc) handle(msg *rod.Message) {
 		var e proto.PageFrameNavigated
 		if msg.Load(&e) && e.Frame.ParentID == "" {
 			p.mu.Lock()
-			if t := p.tabBySession(msg.SessionID); t != nil {
+			t := p.tabBySession(msg.SessionID)
+			if t != nil {
 				t.docs++
 				t.navs++
 				t.url = e.Frame.URL + e.Frame.URLFragment
@@ -65,16 +66,25 @@ func (p *proc) handle(msg *rod.Message) {
 				}
 			}
 			p.mu.Unlock()
+			if t != nil {
+				go p.readHistory(t)
+			}
 		}
 	case "Page.navigatedWithinDocument":
 		var e proto.PageNavigatedWithinDocument
 		if msg.Load(&e) {
 			p.mu.Lock()
-			if t := p.tabBySession(msg.SessionID); t != nil && string(e.FrameID) == string(t.target) {
+			t := p.tabBySession(msg.SessionID)
+			if t != nil && string(e.FrameID) == string(t.target) {
 				t.navs++
 				t.url = e.URL
+			} else {
+				t = nil
 			}
 			p.mu.Unlock()
+			if t != nil {
+				go p.readHistory(t)
+			}
 		}
 	case "Page.frameRequestedNavigation":
 		var e proto.PageFrameRequestedNavigation

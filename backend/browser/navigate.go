@@ -81,7 +81,7 @@ func (b *Browser) Navigate(ctx context.Context, action, rawURL string) error {
 			return o.pageErr("open "+cutURL(target, 200), err)
 		}
 	case NavBack, NavForward:
-		if err := o.history(page, action == NavBack); err != nil {
+		if err := o.history(t, page, action == NavBack); err != nil {
 			return err
 		}
 	case NavReload:
@@ -94,11 +94,17 @@ func (b *Browser) Navigate(ctx context.Context, action, rawURL string) error {
 	_ = p.waitFor(start, func() bool {
 		return t.docs > m.docs || t.navs > m.navs || t.stops > m.stops || t.loading
 	})
+	// The answer carries Back and Forward as they are now: the read the
+	// navigation set off may not have come back yet, and the address bar
+	// takes this answer over the screen socket's newer state.
+	if action == NavGo || action == NavReload {
+		p.readHistory(t)
+	}
 	return nil
 }
 
 // history goes one entry back (or forward) in the tab's history.
-func (o *op) history(page *rod.Page, back bool) error {
+func (o *op) history(t *tab, page *rod.Page, back bool) error {
 	h, err := proto.PageGetNavigationHistory{}.Call(page)
 	if err != nil {
 		return o.pageErr("read the history", err)
@@ -108,7 +114,7 @@ func (o *op) history(page *rod.Page, back bool) error {
 		i = h.CurrentIndex - 1
 	}
 	switch {
-	case back && i < 0:
+	case back && i < firstPage(h):
 		return fault.Invalid("there is no earlier page in this tab")
 	case !back && i >= len(h.Entries):
 		return fault.Invalid("there is no later page in this tab: go back first")
@@ -119,7 +125,26 @@ func (o *op) history(page *rod.Page, back bool) error {
 		}
 		return o.pageErr("go forward", err)
 	}
+	// Where it lands is known now: Back and Forward show it at once, not
+	// only when the history is read again after the navigation (a page
+	// restored from the back-forward cache may announce itself before the
+	// history moved).
+	o.p.mu.Lock()
+	t.back, t.fwd = i > firstPage(h), i+1 < len(h.Entries)
+	o.p.mu.Unlock()
+	o.b.changed()
 	return nil
+}
+
+// firstPage is the index of a tab's first page in its history: a tab opens
+// on about:blank (so the address guard is in place before its first
+// request), an entry that Back does not return to.
+func firstPage(h *proto.PageGetNavigationHistoryResult) int {
+	i := 0
+	for i < len(h.Entries)-1 && h.Entries[i].URL == "about:blank" {
+		i++
+	}
+	return i
 }
 
 // typedURL reads an address the person typed into the Desktop's address

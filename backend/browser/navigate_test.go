@@ -34,7 +34,17 @@ func TestNavigate(t *testing.T) {
 			return st.URL == s.URL+path && st.Title == title
 		})
 	}
+	// Back and Forward follow the tab's history, so the address bar
+	// enables only the ones that go somewhere.
+	history := func(what string, back, fwd bool) {
+		t.Helper()
+		waittest.Until(t, fmt.Sprintf("%s: back %v, forward %v", what, back, fwd), func() bool {
+			st := b.State()
+			return st.CanGoBack == back && st.CanGoForward == fwd
+		})
+	}
 	at("the home page", "/", "Home")
+	history("the first page", false, false)
 
 	if err := b.Navigate(t.Context(), NavGo, s.URL+"/next"); !errors.Is(err, ErrNotInControl) {
 		t.Fatalf("go before taking over: err = %v, want ErrNotInControl", err)
@@ -52,10 +62,13 @@ func TestNavigate(t *testing.T) {
 	}
 	nav(NavGo, "  "+s.URL+"/next  ")
 	at("the typed address", "/next", "Next")
+	history("a second page", true, false)
 	nav(NavBack, "")
 	at("back", "/", "Home")
+	history("back at the first page", false, true)
 	nav(NavForward, "")
 	at("forward", "/next", "Next")
+	history("forward again", true, false)
 	if err := b.Navigate(t.Context(), NavForward, ""); !errors.Is(err, fault.ErrInvalid) || !strings.Contains(err.Error(), "no later page") {
 		t.Fatalf("forward at the newest page: err = %v, want no later page", err)
 	}

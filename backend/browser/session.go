@@ -315,6 +315,8 @@ type State struct {
 	Waiting      bool      `json:"waiting"`    // a tool call waits for the person to hand back
 	LastAction   string    `json:"lastAction"` // see LastAction
 	LastActionAt time.Time `json:"lastActionAt"`
+	CanGoBack    bool      `json:"canGoBack"`    // the current tab has an earlier page
+	CanGoForward bool      `json:"canGoForward"` // and a later one (after going back)
 }
 
 // State returns the browser's current state.
@@ -328,6 +330,7 @@ func (b *Browser) State() State {
 		p.mu.Lock()
 		if p.active != nil {
 			s.URL, s.Title = p.active.url, p.active.title
+			s.CanGoBack, s.CanGoForward = p.active.back, p.active.fwd
 		}
 		s.Tabs = len(p.tabs)
 		p.mu.Unlock()

@@ -6,6 +6,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -35,6 +36,9 @@ type tab struct {
 	snap        string    // the last snapshot's full text, for paging with offset
 	infoAt      time.Time // when freshen last asked for the address and title
 	infoDue     bool      // a freshen is scheduled
+	back, fwd   bool      // the tab has an earlier / a later page (the Desktop's Back and Forward)
+
+	histMu sync.Mutex // one history read at a time, so a later read's answer is the one kept
 }
 
 // addTab records a page target and attaches to it. A tab the current tab
@@ -244,4 +248,33 @@ func (p *proc) info(t *tab) (u, title string) {
 		t.url, t.title = res.TargetInfo.URL, res.TargetInfo.Title
 	}
 	return t.url, t.title
+}
+
+// readHistory asks whether t has an earlier and a later page, for the
+// Desktop's Back and Forward, and tells the viewers when that changed. It
+// runs off the event loop, after a navigation; reads of one tab take turns,
+// so the answer kept is the newest.
+func (p *proc) readHistory(t *tab) {
+	t.histMu.Lock()
+	defer t.histMu.Unlock()
+	p.mu.Lock()
+	page := t.page
+	p.mu.Unlock()
+	if page == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
+	defer cancel()
+	h, err := proto.PageGetNavigationHistory{}.Call(page.Context(ctx))
+	if err != nil {
+		return
+	}
+	back, fwd := h.CurrentIndex > firstPage(h), h.CurrentIndex+1 < len(h.Entries)
+	p.mu.Lock()
+	changed := t.back != back || t.fwd != fwd
+	t.back, t.fwd = back, fwd
+	p.mu.Unlock()
+	if changed {
+		p.b.changed()
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,8 @@ type browserState struct {
 	Waiting      bool         `json:"waiting"`
 	LastAction   string       `json:"last_action"`
 	LastActionAt *time.Time   `json:"last_action_at"`
+	CanGoBack    bool         `json:"can_go_back"`
+	CanGoForward bool         `json:"can_go_forward"`
 }
 
 type browserTab struct {
@@ -52,6 +55,7 @@ func stateOf(b *browser.Browser) browserState {
 	st := b.State()
 	out.Running, out.URL, out.Title = st.Running, st.URL, st.Title
 	out.InControl, out.Waiting, out.LastAction = st.InControl, st.Waiting, st.LastAction
+	out.CanGoBack, out.CanGoForward = st.CanGoBack, st.CanGoForward
 	if !st.LastActionAt.IsZero() {
 		out.LastActionAt = &st.LastActionAt
 	}
@@ -128,6 +132,7 @@ func (s *Server) desktopRoutes() {
 	}))
 	m.HandleFunc("GET "+base+"/screen", s.screen)
 	m.HandleFunc("POST /api/ui/open-desktop", endpoint(s, 204, s.openDesktop))
+	m.HandleFunc("POST /api/ui/pick-folder", endpoint(s, 200, s.pickFolder))
 }
 
 // openDesktopInput names the agent whose Desktop pops out.
@@ -167,6 +172,48 @@ func (s *Server) openDesktop(ctx context.Context, _ *http.Request, in openDeskto
 		return none{}, fmt.Errorf("open the browser: %w", err)
 	}
 	return none{}, nil
+}
+
+type pickFolderInput struct {
+	Title string `json:"title"`
+	Start string `json:"start"`
+}
+
+type pickedFolder struct {
+	Path string `json:"path"` // "" when the person cancelled
+}
+
+// pickFolder shows the system's folder dialog in the desktop window (for
+// the backups folder). Only the window has one: a browser's page types
+// the path.
+func (s *Server) pickFolder(ctx context.Context, _ *http.Request, in pickFolderInput) (pickedFolder, error) {
+	if s.cfg.PickFolder == nil {
+		return pickedFolder{}, fault.Conflict("only the desktop window can show a folder dialog; type the folder's path")
+	}
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		title = "Choose a folder"
+	}
+	start := strings.TrimSpace(in.Start)
+	if start != "" {
+		if fi, err := os.Stat(start); err != nil || !fi.IsDir() {
+			start = "" // the dialog opens where the system starts
+		}
+	}
+	path, err := s.cfg.PickFolder(ctx, clipTitle(title), start)
+	if err != nil {
+		return pickedFolder{}, fmt.Errorf("show the folder dialog: %w", err)
+	}
+	return pickedFolder{Path: path}, nil
+}
+
+// clipTitle keeps a dialog's title to one short line.
+func clipTitle(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		s = string(r[:80])
+	}
+	return s
 }
 
 // navigateInput is the Desktop's address bar: go to url, back, forward or

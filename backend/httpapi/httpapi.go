@@ -8,14 +8,15 @@
 package httpapi
 
 import (
-	"github.com/rerun-build/rerun-desktop/backend/autostart"
-	"github.com/rerun-build/rerun-desktop/backend/prefs"
+	"context"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/autostart"
+	"github.com/rerun-build/rerun-desktop/backend/prefs"
 	"github.com/rerun-build/rerun-desktop/backend/update"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
@@ -68,6 +69,11 @@ type Config struct {
 	// window pops an agent's Desktop out with it (POST /api/ui/open-desktop);
 	// nil where there is no one at this computer to see it (rerun serve, tests).
 	OpenURL func(url string) error
+	// PickFolder asks the person for a folder with the system's own dialog
+	// (POST /api/ui/pick-folder), starting in start; "" when they cancel.
+	// nil where the page is not the desktop window (rerun serve, tests):
+	// the UI then takes a typed path only.
+	PickFolder func(ctx context.Context, title, start string) (string, error)
 	// Window says the desktop window shows this handler, so the preference
 	// of what closing it does applies (GET /api/preferences).
 	Window bool

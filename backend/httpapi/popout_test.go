@@ -94,3 +94,79 @@ func TestOpenDesktopPopsOutThroughTheSystem(t *testing.T) {
 		t.Errorf("failed open = %d %q, want 500 with a reason", code, msg)
 	}
 }
+
+// The backups folder in the desktop window is chosen in the system's
+// dialog: /api/info says there is one, the route hands it the title and a
+// starting folder that exists (one that does not is left out), and
+// answers the folder chosen, or "" when the person cancelled. Without the
+// hook (rerun serve) the page types the path.
+func TestPickFolderShowsTheWindowsDialog(t *testing.T) {
+	ctx := context.Background()
+	home, err := workspace.Open(ctx, workspace.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer home.Close()
+	existing := t.TempDir()
+	var asked [][2]string
+	answer, answerErr := "/home/ada/Backups", error(nil)
+	window := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788",
+		PickFolder: func(_ context.Context, title, start string) (string, error) {
+			asked = append(asked, [2]string{title, start})
+			return answer, answerErr
+		}})
+	serve := httpapi.New(httpapi.Config{Home: home, Token: token, LocalURL: "http://127.0.0.1:7788"})
+	call := func(h http.Handler, auth bool, method, path, body string) (int, map[string]string) {
+		req := httptest.NewRequest(method, "http://127.0.0.1:7788"+path, strings.NewReader(body))
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		out := map[string]string{}
+		json.NewDecoder(w.Body).Decode(&out)
+		return w.Code, out
+	}
+
+	if _, info := call(window, true, "GET", "/api/info", ""); info["folder_picker"] != "native" {
+		t.Errorf("window info folder_picker = %q, want native", info["folder_picker"])
+	}
+	if _, info := call(serve, true, "GET", "/api/info", ""); info["folder_picker"] != "" {
+		t.Errorf("serve info folder_picker = %q, want none", info["folder_picker"])
+	}
+
+	code, out := call(window, true, "POST", "/api/ui/pick-folder", `{"title":"Choose the   backups folder","start":"`+existing+`"}`)
+	if code != 200 || out["path"] != answer {
+		t.Fatalf("pick = %d %v, want 200 with %q", code, out, answer)
+	}
+	if len(asked) != 1 || asked[0] != [2]string{"Choose the backups folder", existing} {
+		t.Fatalf("dialog asked with %q", asked)
+	}
+	answer = ""
+	if code, out := call(window, true, "POST", "/api/ui/pick-folder", `{"start":"/no/such/folder"}`); code != 200 || out["path"] != "" {
+		t.Fatalf("cancelled pick = %d %v, want 200 with no path", code, out)
+	}
+	if asked[1] != [2]string{"Choose a folder", ""} {
+		t.Errorf("a missing start folder reached the dialog: %q", asked[1])
+	}
+	answerErr = errors.New("no display")
+	if code, out := call(window, true, "POST", "/api/ui/pick-folder", `{}`); code != 500 || !strings.Contains(out["error"], "folder dialog") {
+		t.Errorf("failed dialog = %d %v, want 500 saying so", code, out)
+	}
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		auth bool
+		code int
+	}{
+		{"no token", window, false, 401},
+		{"rerun serve", serve, true, 409},
+	} {
+		if code, _ := call(tc.h, tc.auth, "POST", "/api/ui/pick-folder", `{}`); code != tc.code {
+			t.Errorf("%s: %d, want %d", tc.name, code, tc.code)
+		}
+	}
+	if len(asked) != 3 {
+		t.Errorf("refused calls showed the dialog: %q", asked[3:])
+	}
+}

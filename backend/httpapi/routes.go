@@ -83,6 +83,9 @@ func (s *Server) routes() {
 		if t := s.screenToken(r); t != "" {
 			info["screen_token"] = t // desktop.go
 		}
+		if s.cfg.PickFolder != nil {
+			info["folder_picker"] = "native" // POST /api/ui/pick-folder
+		}
 		return info, nil
 	}))
 	m.HandleFunc("GET /api/capabilities", endpoint(s, 200, func(context.Context, *http.Request, none) ([]agent.Capability, error) {

@@ -357,11 +357,17 @@ describe('desktop', () => {
     await bar.press('Enter');
     await until('the second page', async () => (await title()) === 'Second');
     assert.equal(loads['/second'], 1);
+    // Back and Forward follow the tab's history: only the one that goes somewhere is enabled.
+    const enabled = async (id) => !(await big.getByTestId(id).isDisabled());
+    await until('Back enabled, Forward not, at the newest page', async () => (await enabled('nav-back')) && !(await enabled('nav-forward')));
+    assert.equal(await big.getByTestId('nav-forward').getAttribute('title'), 'No later page');
     await big.getByTestId('nav-back').click();
     await until('back on the target', async () => (await title()) === 'Target');
     assert.equal(await bar.inputValue(), `${base}/target`);
+    await until('Forward enabled after going back', () => enabled('nav-forward'));
     await big.getByTestId('nav-forward').click();
     await until('forward on the second page', async () => (await title()) === 'Second');
+    await until('Forward disabled again at the newest page', async () => !(await enabled('nav-forward')));
     const before = loads['/second'];
     await big.getByTestId('nav-reload').click();
     await until('the reload reaches the site', () => loads['/second'] === before + 1);

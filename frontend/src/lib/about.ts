@@ -9,6 +9,8 @@ export interface AppInfo {
   data_dir: string;
   local_url: string;
   mcp_url: string;
+  /** "native" in the desktop window: POST /api/ui/pick-folder shows the system's folder dialog. */
+  folder_picker?: string;
 }
 
 /** GET /api/update: the verified release feed against this build. */

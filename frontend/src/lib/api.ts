@@ -333,6 +333,8 @@ export const api = {
   browserScreenPath: (wsId: string, agentId: string) => `${agentPath(wsId, agentId)}/browser/screen`,
   /** Pop out from the desktop window: the person's default browser opens that agent's Desktop alone (409 in rerun serve). */
   openDesktopWindow: (wsId: string, agentId: string) => request<void>('POST', '/api/ui/open-desktop', { workspace: wsId, agent: agentId }),
+  /** The system's folder dialog (desktop window only); path is '' when cancelled. */
+  pickFolder: (title: string, start: string) => request<{ path: string }>('POST', '/api/ui/pick-folder', { title, start }),
 
   listNotifications: (wsId: string, q: NotificationQuery = {}) =>
     request<Notification[]>('GET', `${ws(wsId)}/notifications${query({ agent_id: q.agent_id, open: q.open, limit: q.limit })}`),

@@ -13,6 +13,8 @@ describe('readState', () => {
       waiting: true,
       last_action: 'clicked [12] Sign in',
       last_action_at: '2026-01-01T10:00:00Z',
+      can_go_back: true,
+      can_go_forward: 'yes',
     });
     expect(s).toEqual({
       running: true,
@@ -26,6 +28,8 @@ describe('readState', () => {
       waiting: true,
       last_action: 'clicked [12] Sign in',
       last_action_at: '2026-01-01T10:00:00Z',
+      can_go_back: true,
+      can_go_forward: false,
     });
   });
   it('missing fields are zero; a zero time is no time', () => {

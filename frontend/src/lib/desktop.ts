@@ -12,6 +12,8 @@ export const NOT_STARTED: BrowserState = {
   waiting: false,
   last_action: '',
   last_action_at: null,
+  can_go_back: false,
+  can_go_forward: false,
 };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -32,6 +34,8 @@ export function readState(o: Record<string, unknown>): BrowserState {
     waiting: o.waiting === true,
     last_action: str(o.last_action),
     last_action_at: typeof o.last_action_at === 'string' && o.last_action_at && !o.last_action_at.startsWith('0001-') ? o.last_action_at : null,
+    can_go_back: o.can_go_back === true,
+    can_go_forward: o.can_go_forward === true,
   };
 }
 

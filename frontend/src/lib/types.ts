@@ -446,6 +446,10 @@ export type BrowserState = {
   /** What the agent last did, e.g. `clicked [12] button "Sign in"`. */
   last_action: string;
   last_action_at: string | null;
+  /** The current tab has an earlier page (Back goes somewhere). */
+  can_go_back: boolean;
+  /** The current tab has a later page, after going back (Forward goes somewhere). */
+  can_go_forward: boolean;
 };
 export type Variables = { key_store: 'keychain' | 'file'; key_store_note: string; variables: Variable[] };
 
