@@ -453,7 +453,11 @@ func (o *op) back(ctx context.Context) (string, error) {
 		return "", err
 	}
 	page := t.page.Context(ctx)
-	h, err := proto.PageGetNavigationHistory{}.Call(page)
+	var h *proto.PageGetNavigationHistoryResult
+	err = retryDetached(ctx, func() (err error) {
+		h, err = proto.PageGetNavigationHistory{}.Call(page)
+		return err
+	})
 	if err != nil {
 		return "", o.pageErr("read the history", err)
 	}

@@ -105,7 +105,11 @@ func (b *Browser) Navigate(ctx context.Context, action, rawURL string) error {
 
 // history goes one entry back (or forward) in the tab's history.
 func (o *op) history(t *tab, page *rod.Page, back bool) error {
-	h, err := proto.PageGetNavigationHistory{}.Call(page)
+	var h *proto.PageGetNavigationHistoryResult
+	err := retryDetached(page.GetContext(), func() (err error) {
+		h, err = proto.PageGetNavigationHistory{}.Call(page)
+		return err
+	})
 	if err != nil {
 		return o.pageErr("read the history", err)
 	}

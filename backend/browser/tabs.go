@@ -265,7 +265,13 @@ func (p *proc) readHistory(t *tab) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 2*time.Second)
 	defer cancel()
-	h, err := proto.PageGetNavigationHistory{}.Call(page.Context(ctx))
+	// Just after a commit the session may be between two renderers for a
+	// moment: read again then, or Back and Forward keep the old answer.
+	var h *proto.PageGetNavigationHistoryResult
+	err := retryDetached(ctx, func() (err error) {
+		h, err = proto.PageGetNavigationHistory{}.Call(page.Context(ctx))
+		return err
+	})
 	if err != nil {
 		return
 	}
