@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -59,6 +60,10 @@ type phoneFragment struct {
 // phoneState is what the Service keeps of its phones.
 type phoneState struct {
 	paired atomic.Bool
+	// list orders the reads of the relay's list: a read that asked before
+	// a phone paired must not be remembered after a read that asked since
+	// (its write can wait long for the database under load).
+	list sync.Mutex
 }
 
 // PairPhone makes a one-time pairing link for a phone: its token's hash is
@@ -112,6 +117,8 @@ func (r *Service) Phones(ctx context.Context) ([]protocol.Phone, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
+	r.phones.list.Lock()
+	defer r.phones.list.Unlock()
 	list, err := c.Phones(ctx)
 	if err != nil {
 		return nil, relayError("list the phones", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/llm"
 	"github.com/rerun-build/rerun-desktop/backend/llm/llmtest"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
+	"github.com/rerun-build/rerun-desktop/backend/outbox"
 	"github.com/rerun-build/rerun-desktop/backend/pause"
 	"github.com/rerun-build/rerun-desktop/backend/relaylink"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -97,6 +98,17 @@ func TestPhoneAnswersConnectorBudgetCredential(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := base64.RawURLEncoding.DecodeString(f.Key)
+	// A failure shows what the outbox tried and every log line.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		ds, err := w.Outbox.Deliveries(ctx, outbox.ListOptions{})
+		for _, d := range ds {
+			t.Logf("delivery %s of %s: %s %s, %d attempts, last error %q", d.ID, d.NotificationID, d.Channel, d.Status, d.Attempts, d.LastError)
+		}
+		t.Logf("deliveries: %d (err %v); the logs:\n%s", len(ds), err, logs.Bytes())
+	})
 	push := pushtest.New(t)
 	sub := push.Subscribe("pixel")
 	code, body := phoneCall(t, "POST", rl.URL+"/v1/phone/pair", "", protocol.PairPhone{WorkspaceID: f.WS, Token: f.Token, Name: "Pixel", Subscription: sub.Subscription})

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
@@ -44,6 +45,13 @@ type Config struct {
 	Interval time.Duration    // between prune passes; default 1 h
 	Batch    int              // runs (or notifications) per transaction; default 100
 	Now      func() time.Time // default time.Now
+
+	// Bus (may be nil) hears "settings.changed" (ID SettingsID) when the
+	// settings change
+	// and "run.updated" when a run is pinned or unpinned, so every window
+	// shows them; Workspace names the workspace in those changes.
+	Bus       *event.Bus
+	Workspace string
 }
 
 // Service prunes one workspace's database.
@@ -118,15 +126,27 @@ func (s *Service) SetSettings(ctx context.Context, st Settings) (Settings, error
 	case s.kick <- struct{}{}:
 	default:
 	}
+	s.publish(event.Change{Kind: "settings.changed", ID: SettingsID})
 	return st, nil
+}
+
+// SettingsID is the ID of the "settings.changed" published when the
+// settings change.
+const SettingsID = "retention"
+
+func (s *Service) publish(c event.Change) {
+	if s.cfg.Bus != nil {
+		c.Workspace = s.cfg.Workspace
+		s.cfg.Bus.Publish(c)
+	}
 }
 
 // Pin keeps a run (pinned) from ever being pruned or trimmed, or lets it
 // go again.
 func (s *Service) Pin(ctx context.Context, runID string, pinned bool) error {
-	return s.db.Tx(ctx, func(tx *sql.Tx) error {
-		var one int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, runID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+	var agentID, sessionID string
+	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT agent_id, session_id FROM runs WHERE id = ?`, runID).Scan(&agentID, &sessionID); errors.Is(err, sql.ErrNoRows) {
 			return fault.NotFound("no run with id %q", runID)
 		} else if err != nil {
 			return fmt.Errorf("pin run %s: %w", runID, err)
@@ -142,6 +162,10 @@ func (s *Service) Pin(ctx context.Context, runID string, pinned bool) error {
 		}
 		return nil
 	})
+	if err == nil {
+		s.publish(event.Change{Kind: "run.updated", ID: runID, Agent: agentID, Session: sessionID})
+	}
+	return err
 }
 
 // Pinned says whether a run is pinned.

@@ -535,7 +535,9 @@ func (h *Home) openWorkspaceThen(ctx context.Context, id string, ready func(*Wor
 	w.Outbox.SetPhones(w.Relay) // cards reach the paired phones through the relay
 	w.Search = search.New(db, vars)
 	w.AgentFiles = agentfile.New(agentfile.Deps{DB: db, Agents: w.Agents, Templates: w.Templates, Variables: vars, Remove: w.DeleteAgent})
-	w.Retention = retention.New(db, retention.Dirs{Workspace: dir, Agents: filepath.Join(dir, "agents")}, log, h.cfg.Retention)
+	rc := h.cfg.Retention
+	rc.Bus, rc.Workspace = &h.bus, id
+	w.Retention = retention.New(db, retention.Dirs{Workspace: dir, Agents: filepath.Join(dir, "agents")}, log, rc)
 	if err := keepUpgradedHistory(ctx, db); err != nil { // retention.go
 		db.Close()
 		return nil, fmt.Errorf("open workspace %s retention: %w", id, err)

@@ -1,7 +1,8 @@
 // Your data, day to day: a coworker's Logs find a run by a word of it and
 // open it at the step; a run is pinned so retention keeps it; Settings →
 // History & disk keeps runs N days (a bad value says what to fix) and shows
-// what each coworker takes on disk. The palette finds the same run.
+// what each coworker takes on disk; a pin or settings saved in another
+// window show at once. The palette finds the same run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addAgent, agent, apiClient, launchBrowser, openApp, openTab, runEnded, shoot, startFakeLLM, startServer, until } from './harness.mjs';
@@ -53,6 +54,12 @@ test('search a run, pin it, keep history and see disk use', async () => {
   await pin.filter({ hasText: 'Pinned' }).waitFor();
   assert.deepEqual(await call('GET', `/api/workspaces/${wsId}/runs/${runId}/pin`), { pinned: true });
   await shoot(page, 'logs-search');
+  // Unpinned and pinned again elsewhere (another window, the API): this
+  // window shows it at once.
+  await call('PUT', `/api/workspaces/${wsId}/runs/${runId}/pin`, { pinned: false });
+  await pin.filter({ hasText: /^Pin$/ }).waitFor();
+  await call('PUT', `/api/workspaces/${wsId}/runs/${runId}/pin`, { pinned: true });
+  await pin.filter({ hasText: 'Pinned' }).waitFor();
 
   // Settings → History & disk.
   await page.keyboard.press('Escape');
@@ -66,6 +73,19 @@ test('search a run, pin it, keep history and see disk use', async () => {
   await keep.fill('30');
   await page.getByTestId('history-save').click();
   await until('the 30 days saved', async () => (await call('GET', `/api/workspaces/${wsId}/retention`)).keep_days === 30);
+  // Saved elsewhere: the untouched form follows; an edited one keeps the
+  // person's value and offers the new settings.
+  const policy = await call('GET', `/api/workspaces/${wsId}/retention`);
+  await call('PUT', `/api/workspaces/${wsId}/retention`, { ...policy, keep_days: 45 });
+  await until('the form shows the 45 days saved elsewhere', async () => (await keep.inputValue()) === '45');
+  await keep.fill('20');
+  await call('PUT', `/api/workspaces/${wsId}/retention`, { ...policy, keep_days: 60 });
+  await page.getByTestId('history-newer').waitFor();
+  assert.equal(await keep.inputValue(), '20', 'the edited value stays');
+  await shoot(page, 'history-newer');
+  await page.getByTestId('history-load-newer').click();
+  await until('the form shows the 60 days', async () => (await keep.inputValue()) === '60');
+  assert.equal(await page.getByTestId('history-newer').count(), 0);
   const row = page.getByTestId('disk-agent').filter({ hasText: 'Archivist' });
   await row.waitFor();
   await page.getByTestId('disk-total').waitFor();

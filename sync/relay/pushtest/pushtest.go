@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
 
@@ -93,14 +94,14 @@ func (s *Service) Answer(name string, status int) {
 	s.mu.Unlock()
 }
 
-// Next returns the next push taken or refused, failing t after a generous
-// bound.
+// Next returns the next push taken or refused, failing t after
+// waittest.Patience.
 func (s *Service) Next(t testing.TB) Message {
 	t.Helper()
 	select {
 	case m := <-s.got:
 		return m
-	case <-time.After(60 * time.Second):
+	case <-time.After(waittest.Patience):
 		t.Fatal("no push reached the push service")
 		return Message{}
 	}
