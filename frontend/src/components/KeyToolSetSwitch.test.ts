@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from 'svelte/server';
 import KeyToolSetSwitch from './KeyToolSetSwitch.svelte';
-import type { ApiKey } from '../lib/types';
+import type { ApiKey } from '../lib/apikeys';
 
 const key = (tool_set: ApiKey['tool_set']): ApiKey => ({
   id: 'key_1',

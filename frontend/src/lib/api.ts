@@ -1,63 +1,50 @@
 // The one client of the local HTTP API. Components never call fetch themselves.
+import type { ApiKey, CreatedApiKey } from './apikeys';
 import type {
-  Agent,
-  AgentPatch,
-  ApiKey,
-  Board,
-  Box,
-  Capability,
-  CreatedApiKey,
-  Budget,
-  BudgetLimits,
-  DayUsage,
-  Delivery,
-  EmailSettings,
-  NotificationHook,
-  OutboxDelivery,
-  SendTest,
   Fire,
-  Memory,
-  MemoryQuery,
-  ModelsInfo,
-  NewAgent,
-  Notification,
-  NotificationQuery,
-  Pause,
-  PauseQuery,
-  PauseReply,
-  ProviderSetting,
-  Remembered,
-  Run,
-  RunDetail,
   Schedule,
   ScheduleInput,
   SchedulePreview,
   SchedulePreviewInput,
-  Session,
-  Skill,
-  SkillSummary,
-  SkillVersion,
-  SoulVersion,
-  Transcript,
   Trigger,
   TriggerDelivery,
   TriggerInput,
   TriggerWithUrl,
-  Variable,
-  Variables,
+} from './automations';
+import type { Budget, BudgetLimits } from './budgets';
+import type { DayUsage } from './chart';
+import type { Memory, MemoryQuery, Remembered } from './memory';
+import type { ModelsInfo, ProviderSetting } from './models';
+import type { Delivery, Notification, NotificationQuery } from './notificationtypes';
+import type { EmailSettings, NotificationHook, OutboxDelivery, SendTest } from './outboxform';
+import type { Pause, PauseQuery, PauseReply } from './pausetypes';
+import type { Run, RunDetail, Session, Transcript } from './runs';
+import type { Skill, SkillSummary, SkillVersion } from './skillmd';
+import type { Variable, Variables } from './variables';
+import type {
+  Agent,
+  AgentPatch,
+  Board,
+  Box,
+  Capability,
+  NewAgent,
+  SoulVersion,
   Workspace,
   WorkspaceList,
-} from './types';
-import type { BrowserNav, BrowserState } from './types';
-import type { AppCatalog, Connector, ConnectorRequest, CustomServerInput, InstalledApp, TriedServer } from './types';
-import type { Preferences, WhenClosed } from './types';
-import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './types';
+} from './workspace';
+import type { BrowserNav, BrowserState } from './desktop';
+import type { AppCatalog, Connector, CustomServerInput, InstalledApp, TriedServer } from './apps';
+import type { ConnectorRequest } from './pausetypes';
+import type { Preferences, WhenClosed } from './autostart';
+import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './templates';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
-import type { BackupSchedule, FolderBackup } from './types';
+import type { BackupSchedule, FolderBackup } from './backups';
 import type { Phone, PhoneInvite } from './phone';
-import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './types';
+import type { BrainPage, BrainPageInput, BrainSummary, BrainVersion } from './brain';
 import type { Onboarding } from './onboarding';
-import type { Autostart, RunSummary, VariableSync } from './types';
+import type { Autostart } from './autostart';
+import type { RunSummary } from './runs';
+import type { VariableSync } from './variables';
 import type { AppInfo, DownloadedUpdate, UpdateStatus } from './about';
 import { searchParams, type DiskUsage, type Retention, type SearchQuery, type SearchResult } from './search';
 

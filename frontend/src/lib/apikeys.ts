@@ -1,5 +1,20 @@
 // Settings → API keys: what to paste into Claude Code, Codex, Gemini CLI, Cursor or curl (pure).
 
+/** An API key of the workspace's MCP endpoint; the key itself is only in CreatedApiKey. */
+export type ApiKey = {
+  id: string;
+  name: string;
+  /** The key's first characters, e.g. "rrk_ab12cd". */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  /** Which MCP tools its client is offered: all 45, or the 28 core ones for clients with small tool limits. */
+  tool_set: 'full' | 'compact';
+};
+
+export type CreatedApiKey = { key: string; record: ApiKey };
+
 /** Where `rerun` listens when the page does not say (the desktop window is wails://…). */
 export const FALLBACK_ORIGIN = 'http://127.0.0.1:7777';
 

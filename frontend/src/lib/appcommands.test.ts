@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerAppCommands, type AppCommandContext } from './appcommands';
 import { CommandRegistry, type Found } from './commands';
 import { stepFocus } from './stepfocus.svelte';
-import type { Agent } from './types';
+import type { Agent } from './workspace';
 
 afterEach(() => vi.unstubAllGlobals());
 

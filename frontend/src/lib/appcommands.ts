@@ -6,7 +6,7 @@ import { modKey } from './keys';
 import { PANEL_TABS } from './paneltabs';
 import { hitLabel } from './search';
 import { stepFocus } from './stepfocus.svelte';
-import type { Agent, Box } from './types';
+import type { Agent, Box } from './workspace';
 
 export type AppCommandContext = {
   wsId: () => string;

@@ -31,7 +31,7 @@ import {
   siZapier,
   type SimpleIcon,
 } from 'simple-icons';
-import type { AppSource } from './types';
+import type { AppSource } from './apps';
 
 /**
  * The bundled mark of each built-in app, by catalog id

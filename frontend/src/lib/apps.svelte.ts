@@ -4,7 +4,8 @@
 import { api } from './api';
 import { coalesce } from './coalesce';
 import { reportError } from './toasts.svelte';
-import type { App, ChangeEvent, Connector, CustomServerInput, InstalledApp } from './types';
+import type { App, Connector, CustomServerInput, InstalledApp } from './apps';
+import type { ChangeEvent } from './events';
 
 export class AppsState {
   apps = $state<Connector[]>([]);

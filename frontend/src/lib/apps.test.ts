@@ -25,7 +25,8 @@ import {
 import { AppsState } from './apps.svelte';
 import { diffLines, diffStats } from './diff';
 import { runFeed } from './runfeed';
-import type { App, ChangeEvent, Connector, ConnectorTool } from './types';
+import type { App, Connector, ConnectorTool } from './apps';
+import type { ChangeEvent } from './events';
 
 const app = (a: Partial<App>): App => ({
   id: 'x',

@@ -1,18 +1,129 @@
 // Apps (pure): how an installed app's status, tools and transport read, the
 // catalog's categories and search highlights, the diff of a tool definition a
 // server changed, and the custom server form turned into a request.
-import type {
-  App,
-  AppAuth,
-  AppTransport,
-  Connector,
-  ConnectorStatus,
-  ConnectorTool,
-  CustomServerInput,
-  ToolDefinition,
-  ToolState,
-  TransportType,
-} from './types';
+import type { ConnectorRequest } from './pausetypes';
+
+export type AppAuth = 'none' | 'api_key' | 'oauth';
+
+export type TransportType = 'stdio' | 'http' | 'sse';
+
+/** How an MCP server is reached; strings may hold ${NAME} references, never values. */
+export type AppTransport = {
+  type: TransportType;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+};
+
+/** A workspace variable an app needs; url: where to get it. */
+export type AppVariable = { name: string; label: string; help: string; url: string };
+
+/** Where an app comes from: Rerun's reviewed catalog, the MCP Registry (not reviewed by Rerun), or a custom server. */
+export type AppSource = 'builtin' | 'registry' | 'custom';
+
+/** A catalog entry: a built-in app, or an MCP Registry server (id namespace/name). */
+export type App = {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  keywords: string[] | null;
+  homepage: string;
+  auth: AppAuth;
+  transport: AppTransport;
+  variables: AppVariable[] | null;
+  /** For a registry app, the skill drafted from its description. */
+  skill: string;
+  /** An https or data: image URL; '' (or absent) shows a letter or the bundled icon. */
+  icon?: string;
+  source: AppSource;
+  /** A registry app's version. */
+  version?: string;
+  /** How a registry app runs: npm, pypi, streamable-http or sse. */
+  runtime?: string;
+  /** Why a registry app cannot install on this computer; absent when it can. */
+  needs?: string;
+  /** The variables of a registry app that are secrets. */
+  secret?: Record<string, boolean>;
+};
+
+/** Where the registry part of a catalog search came from. */
+export type RegistryStatus = {
+  /** '' when the registry is off. */
+  url: string;
+  /** The registry could not be reached: its results come from the cache, cached_at old. */
+  offline: boolean;
+  cached_at?: string;
+  error?: string;
+};
+
+/** A catalog search: built-in apps first, then the registry's. */
+export type AppCatalog = { version: number; apps: App[]; registry: RegistryStatus };
+
+export type ConnectorStatus = 'untested' | 'connected' | 'needs_sign_in' | 'error' | 'blocked_changed';
+
+export type ToolState = 'approved' | 'changed' | 'new' | 'removed';
+
+export type ToolDefinition = { name: string; description: string; input_schema: unknown };
+
+/** One tool of an installed app; live: the server's definition when it differs from the approved one. */
+export type ConnectorTool = {
+  name: string;
+  agent_name: string;
+  state: ToolState;
+  definition: ToolDefinition;
+  live?: ToolDefinition | null;
+};
+
+/** An app or custom MCP server installed on an agent. */
+export type Connector = {
+  id: string;
+  agent_id: string;
+  /** Its tools are <slug>__<tool>. */
+  slug: string;
+  /** '' for a custom server; namespace/name for a registry app. */
+  catalog_id: string;
+  source: AppSource;
+  icon?: string;
+  /** The skill drafted for a registry app from its description and tools ('' or absent for the others). */
+  skill?: string;
+  name: string;
+  auth: AppAuth;
+  transport: AppTransport;
+  variables: string[] | null;
+  /** Variables not set yet. */
+  missing: string[] | null;
+  status: ConnectorStatus;
+  error: string;
+  /** One sentence: what the person must do ('' when nothing). */
+  next: string;
+  tools: ConnectorTool[] | null;
+  pinned_at: string | null;
+  checked_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+/** What installing answered: form null when nothing is missing. */
+export type InstalledApp = { connector: Connector; form: ConnectorRequest | null };
+
+/** A custom MCP server: a URL with headers, or a command with args and env (values may use ${VAR}). */
+export type CustomServerInput = {
+  name: string;
+  transport: TransportType;
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Browser sign-in (remote servers only). */
+  oauth?: boolean;
+};
+
+/** What "Test connection" found. */
+export type TriedServer = { tools: { name: string; description: string }[] };
 
 // ---- status ----
 

@@ -4,7 +4,8 @@
 import { api } from './api';
 import { coalesce } from './coalesce';
 import { reportError } from './toasts.svelte';
-import type { ChangeEvent, Fire, Schedule, ScheduleInput, Trigger, TriggerDelivery, TriggerInput } from './types';
+import type { Fire, Schedule, ScheduleInput, Trigger, TriggerDelivery, TriggerInput } from './automations';
+import type { ChangeEvent } from './events';
 
 export class AutomationsState {
   schedules = $state<Schedule[]>([]);

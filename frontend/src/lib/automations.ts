@@ -1,7 +1,123 @@
 // The Automations tab, pure: cron presets to and from an expression, times in a
 // schedule's zone and in local time, catch-up durations, rotation grace periods
 // and the curl line that calls a trigger.
-import type { Fire, TriggerDelivery } from './types';
+
+export type ScheduleKind = 'cron' | 'once';
+
+export type CatchUp = 'once' | 'skip';
+
+/** A recurring (cron, in a time zone) or one-off instruction; runs in its own session. */
+export type Schedule = {
+  id: string;
+  agent_id: string;
+  session_id: string;
+  name: string;
+  instruction: string;
+  kind: ScheduleKind;
+  /** 5 fields or @hourly/@daily/…; '' for once. */
+  cron: string;
+  /** IANA, e.g. "Europe/Berlin". */
+  timezone: string;
+  /** once: the moment (RFC 3339). */
+  at: string | null;
+  enabled: boolean;
+  /** After sleep or downtime: run once if missed within catch_up_within, or skip. */
+  catch_up: CatchUp;
+  /** A Go duration, e.g. "24h0m0s". */
+  catch_up_within: string;
+  next_fire_at: string | null;
+  last_fired_at: string | null;
+  /** Human-readable, e.g. "Every day at 09:00". */
+  description: string;
+  created_at: string;
+  updated_at: string;
+};
+
+/** What POST …/schedules takes; PATCH takes any part of it. */
+export type ScheduleInput = {
+  name: string;
+  instruction: string;
+  kind: ScheduleKind;
+  cron?: string;
+  timezone?: string;
+  at?: string | null;
+  enabled?: boolean;
+  catch_up?: CatchUp;
+  /** A Go duration or a number of seconds. */
+  catch_up_within?: string | number;
+};
+
+export type SchedulePreviewInput = { kind: ScheduleKind; cron: string; timezone: string; at: string | null };
+
+export type SchedulePreview = { description: string; next: string[] };
+
+/** One firing of a schedule (or a time it missed). */
+export type Fire = {
+  id: string;
+  schedule_id: string;
+  scheduled_for: string;
+  fired_at: string;
+  outcome: 'fired' | 'missed' | 'manual';
+  /** '' for missed. */
+  run_id: string;
+  note: string;
+  error: string;
+};
+
+/** A webhook URL that starts a run; the URL is the credential, shown whole only on create and rotate. */
+export type Trigger = {
+  id: string;
+  agent_id: string;
+  session_id: string;
+  name: string;
+  instruction: string;
+  /** Allowed HTTP methods, default ['POST']. */
+  methods: string[];
+  /** "rrh_abc123". */
+  token_prefix: string;
+  /** '' = no signature check; else the variable holding the Standard Webhooks secret. */
+  signing_secret_var: string;
+  enabled: boolean;
+  /** Calls per minute. */
+  rate_limit: number;
+  /** After a rotation with a grace period. */
+  old_token_expires_at: string | null;
+  /** "http://127.0.0.1:7777/hooks/rrh_abc123…", for display. */
+  url_prefix: string;
+  /** "https://relay.example.com/h/rrh_abc123…" when the workspace is linked to a relay. */
+  public_url_prefix?: string;
+  created_at: string;
+  updated_at: string;
+  rotated_at: string | null;
+};
+
+export type TriggerInput = {
+  name: string;
+  instruction: string;
+  methods?: string[];
+  signing_secret_var?: string;
+  enabled?: boolean;
+  rate_limit?: number;
+};
+
+/** A trigger with its whole URL: answered by create and rotate only. */
+export type TriggerWithUrl = { trigger: Trigger; url: string; /** Through the workspace's relay, when linked. */ public_url?: string };
+
+/** One call of a trigger's URL (or a test). */
+export type TriggerDelivery = {
+  id: string;
+  trigger_id: string;
+  received_at: string;
+  /** The HTTP status answered. */
+  status: number;
+  /** 'queued' | 'duplicate' | 'rejected' | 'test' | … */
+  outcome: string;
+  run_id: string;
+  error: string;
+  method: string;
+  content_type: string;
+  size: number;
+};
 
 // ---- cron presets ----------------------------------------------------------
 

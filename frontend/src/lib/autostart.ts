@@ -1,4 +1,20 @@
-import type { Autostart, WhenClosed } from './types';
+// Settings → General: this computer's choices about the app (start at login,
+// what closing the window does, the MCP registry) and how they read.
+/** Start at login (Settings → General): the entry written for this computer. */
+export type Autostart = { enabled: boolean; available: boolean; path: string };
+
+/** What closing the window does: hide it (the coworkers keep working) or quit. */
+export type WhenClosed = 'background' | 'quit';
+
+/** This computer's choices about the app; `window` says they apply (the desktop window, not `rerun serve`). */
+export type Preferences = {
+  when_closed: WhenClosed;
+  window: boolean;
+  /** The MCP registry the Apps catalog searches: '' the one Rerun started with, 'off' none, or a registry's https base URL. */
+  mcp_registry: string;
+  /** The registry searched now ('' when off). */
+  mcp_registry_url: string;
+};
 
 /** The line under Settings → General's "Start Rerun when you log in" switch. */
 export function autostartHint(a: Autostart): string {

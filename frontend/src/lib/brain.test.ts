@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorLabel, draftChanged, draftProblem, versionDiff, versionLine } from './brain';
 import { diffLines, diffStats } from './diff';
-import type { BrainVersion } from './types';
+import type { BrainVersion } from './brain';
 
 const v = (version: number, title: string, author: string, body = ''): BrainVersion => ({
   version,

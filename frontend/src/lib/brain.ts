@@ -1,7 +1,31 @@
 // The Brain view's logic: who wrote a version, the diff between two versions,
 // and the checks a draft must pass before it is sent (the server checks again).
 import { lineDiff } from './apps';
-import type { BrainVersion } from './types';
+
+/** Who wrote a Brain version: the person, the Foreman (onboarding) or an agent whose proposal was approved. */
+export type BrainAuthor = string; // 'person' | 'foreman' | 'agent:@handle'
+
+/** A Brain page in the list: everything but its body (docs/http-api.md, "The Brain"). */
+export type BrainSummary = {
+  id: string;
+  slug: string;
+  title: string;
+  /** What agents read: own_summary, else the body's first paragraph. */
+  summary: string;
+  own_summary: string;
+  version: number;
+  size: number;
+  edited_by_person: boolean;
+  created_at: string;
+  updated_at: string;
+  updated_by: BrainAuthor;
+};
+
+export type BrainPage = BrainSummary & { body: string };
+
+export type BrainVersion = { version: number; title: string; summary: string; body: string; author: BrainAuthor; created_at: string };
+
+export type BrainPageInput = { title: string; body: string; summary?: string };
 
 /** Limits of a page (backend/brain). */
 export const MAX_TITLE = 120;

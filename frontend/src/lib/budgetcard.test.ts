@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { render } from 'svelte/server';
 import BudgetCard from '../components/BudgetCard.svelte';
 import { answeredSummary, askedSummary, budgetAmount, budgetDraft, budgetLine, budgetReply, kinds, parseAmount, pauseTitle } from './pauses';
-import type { BudgetRequest, Pause } from './types';
+import type { BudgetRequest, Pause } from './pausetypes';
 
 const day: BudgetRequest = {
   scope: 'workspace',

@@ -4,7 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NO_LIMITS, limitsDraft, rebaseDraft } from './budgets';
 import { BudgetState } from './budgets.svelte';
 import { changedNote, liveRequest } from './pauses';
-import type { Budget, BudgetRequest, ChangeEvent } from './types';
+import type { Budget } from './budgets';
+import type { ChangeEvent } from './events';
+import type { BudgetRequest } from './pausetypes';
 
 const budgetOf = (day_tokens: number, today = 0): Budget => ({
   limits: { ...NO_LIMITS, day_tokens },

@@ -5,7 +5,8 @@
 // agent's and the workspace's budgets once a burst has passed. The Settings
 // forms, the Monitoring charts and the budget cards all read from here.
 import { api, errorMessage } from './api';
-import type { Budget, ChangeEvent } from './types';
+import type { Budget } from './budgets';
+import type { ChangeEvent } from './events';
 
 /** How long a burst of run events is waited out before spend is reloaded. */
 export const SPEND_DELAY_MS = 250;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { limitsDraft, limitsSummary, NO_LIMITS, parseLimits, proposeDailyBudget, spendChart } from './budgets';
-import type { ProviderSetting } from './types';
+import type { ProviderSetting } from './models';
 
 const provider = (configured: boolean) => ({ name: 'anthropic', configured }) as ProviderSetting;
 

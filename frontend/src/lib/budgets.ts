@@ -1,6 +1,14 @@
 // Spend budgets: the limits form, the daily budget proposed when a model
 // provider is first set up, and the chart of spend against a daily limit.
-import type { BudgetLimits, DaySpend, ProviderSetting } from './types';
+import type { ProviderSetting } from './models';
+
+/** Spend limits of the workspace or an agent; 0 is none. */
+export type BudgetLimits = { run_tokens: number; run_usd: number; day_tokens: number; day_usd: number };
+
+export type DaySpend = { day: string; tokens: number; cost_usd: number };
+
+/** A scope's limits and its spend per day, oldest first. */
+export type Budget = { limits: BudgetLimits; days: DaySpend[] };
 
 export const NO_LIMITS: BudgetLimits = { run_tokens: 0, run_usd: 0, day_tokens: 0, day_usd: 0 };
 

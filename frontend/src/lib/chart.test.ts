@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { niceCeil, usageChart } from './chart';
-import type { DayUsage } from './types';
+import type { DayUsage } from './chart';
 
 const box = { width: 400, height: 150, left: 40, right: 40, top: 10, bottom: 20 };
 const day = (d: string, tokens: number, cost: number): DayUsage => ({

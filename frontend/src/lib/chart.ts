@@ -1,5 +1,6 @@
 // Geometry of the usage chart (tokens as bars, cost as a line), pure so it is tested.
-import type { DayUsage } from './types';
+
+export type DayUsage = { day: string; runs: number; input_tokens: number; output_tokens: number; cost_usd: number };
 
 export type ChartBox = { width: number; height: number; left: number; right: number; top: number; bottom: number };
 

@@ -2,7 +2,10 @@
 // sending. Fed by the event stream through runFeed while the Chat tab is shown.
 import { api } from './api';
 import { buildTranscript, isActive, PendingText, runActivity, textSteps } from './runs';
-import type { ChangeEvent, DeltaEvent, ModelsInfo, PauseReply, RunDetail, Session, Transcript } from './types';
+import type { ChangeEvent, DeltaEvent } from './events';
+import type { ModelsInfo } from './models';
+import type { PauseReply } from './pausetypes';
+import type { RunDetail, Session, Transcript } from './runs';
 
 export class ChatState {
   sessions = $state<Session[]>([]);

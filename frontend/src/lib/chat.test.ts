@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ChatState } from './chat.svelte';
-import type { RunDetail, Transcript } from './types';
+import type { RunDetail, Transcript } from './runs';
 
 describe('ChatState status while the person holds the browser', () => {
   let waiting: boolean;

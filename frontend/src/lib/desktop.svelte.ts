@@ -4,7 +4,7 @@
 import { api } from './api';
 import { readState } from './desktop';
 import { backoff, needsLocalUrl, parseMessage, screenSocketUrl, type FrameHeader, type ScreenInput } from './screen';
-import type { BrowserState } from './types';
+import type { BrowserState } from './desktop';
 
 export type SocketStatus = 'closed' | 'connecting' | 'live' | 'reconnecting';
 export type Frame = { header: FrameHeader; data: Blob };

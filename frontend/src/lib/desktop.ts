@@ -1,7 +1,31 @@
 // An agent's browser as the Desktop tab and the grid read it (pure): its state
 // from the wire, the one line saying who has it, which agents have one, and
 // what its address bar shows and sends.
-import type { Agent, BrowserNav, BrowserState, BrowserTab } from './types';
+import type { Agent } from './workspace';
+
+export type BrowserTab = { id: string; url: string; title: string; active: boolean };
+
+/** What the Desktop's address bar asks of the agent's browser (while the person holds it). */
+export type BrowserNav = { action: 'go'; url: string } | { action: 'back' | 'forward' | 'reload' };
+
+/** An agent's browser for its Desktop tab. */
+export type BrowserState = {
+  running: boolean;
+  url: string;
+  title: string;
+  tabs: BrowserTab[];
+  /** The person holds the browser. */
+  in_control: boolean;
+  /** A browser tool of the agent waits for the hand-back. */
+  waiting: boolean;
+  /** What the agent last did, e.g. `clicked [12] button "Sign in"`. */
+  last_action: string;
+  last_action_at: string | null;
+  /** The current tab has an earlier page (Back goes somewhere). */
+  can_go_back: boolean;
+  /** The current tab has a later page, after going back (Forward goes somewhere). */
+  can_go_forward: boolean;
+};
 
 export const NOT_STARTED: BrowserState = {
   running: false,

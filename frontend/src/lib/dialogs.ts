@@ -1,5 +1,5 @@
 // Which of the app's dialogs is open (at most one at a time).
-import type { Agent, Box } from './types';
+import type { Agent, Box } from './workspace';
 
 export type DialogState =
   | { kind: 'newBox' }

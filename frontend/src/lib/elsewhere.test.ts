@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deviceLabel, excerpt, outcome } from './elsewhere';
-import type { RunSummary } from './types';
+import type { RunSummary } from './runs';
 
 const summary = (p: Partial<RunSummary>): RunSummary => ({
   id: 'run_1',

@@ -2,7 +2,7 @@
 // the Monitoring tab's "On your other devices". Device sync carries only a
 // summary of each run (no steps, no log), so these rows open nothing.
 
-import type { RunSummary } from './types';
+import type { RunSummary } from './runs';
 
 /** A device as a short label: the name it gave itself, else the end of its id ("dev_…"). */
 export function deviceLabel(device: string, name?: string): string {

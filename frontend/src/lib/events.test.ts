@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { connectEvents, parseChange, type StreamStatus } from './events';
-import type { ChangeEvent } from './types';
+import type { ChangeEvent } from './events';
 
 class FakeSource {
   static readonly CONNECTING = 0;

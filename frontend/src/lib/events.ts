@@ -1,5 +1,50 @@
 // The one live event stream: GET /api/events (Server-Sent Events).
-import type { ChangeEvent, DeltaEvent } from './types';
+
+export type ChangeKind =
+  | 'workspace.created'
+  | 'workspace.updated'
+  | 'workspace.switched'
+  | 'workspace.deleted'
+  | 'box.created'
+  | 'box.updated'
+  | 'box.deleted'
+  | 'boxes.reordered'
+  | 'agent.created'
+  | 'agent.updated'
+  | 'agent.deleted'
+  | 'run.created'
+  | 'run.updated'
+  | 'run.step'
+  | 'memory.changed'
+  | 'memory.reembed'
+  | 'skill.changed'
+  | 'pause.created'
+  | 'pause.updated'
+  | 'notification.created'
+  | 'notification.updated'
+  | 'variables.changed'
+  | 'settings.changed'
+  | 'schedule.created'
+  | 'schedule.updated'
+  | 'schedule.deleted'
+  | 'schedule.fired'
+  | 'trigger.created'
+  | 'trigger.updated'
+  | 'trigger.deleted'
+  | 'trigger.delivery'
+  | 'connector.created'
+  | 'connector.updated'
+  | 'connector.deleted'
+  | 'browser.updated'
+  | 'template.created'
+  | 'template.updated'
+  | 'template.deleted';
+
+/** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
+export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
+
+/** Streamed model text of a run, before its `model` step is committed. */
+export type DeltaEvent = { workspace: string; run: string; agent: string; session: string; text: string };
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
 

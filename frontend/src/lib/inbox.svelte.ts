@@ -3,7 +3,9 @@
 import { api } from './api';
 import { coalesce } from './coalesce';
 import { inbox, type InboxEntry } from './notifications';
-import type { ChangeEvent, Notification, Pause } from './types';
+import type { ChangeEvent } from './events';
+import type { Notification } from './notificationtypes';
+import type { Pause } from './pausetypes';
 
 export class InboxState {
   notifications = $state<Notification[]>([]);

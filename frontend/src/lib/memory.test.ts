@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ago, recallLine, rememberedNote, strengthColour, strengthLabel, strengthLevel, strengthWidth } from './memory';
-import type { Memory } from './types';
+import type { Memory } from './memory';
 
 describe('strength', () => {
   it('has levels with colours', () => {

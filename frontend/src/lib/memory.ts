@@ -1,5 +1,28 @@
 // How a memory's strength and age read in the Memory tab (pure).
-import type { Memory } from './types';
+
+export type MemoryState = 'active' | 'retired' | 'superseded';
+
+/** One remembered fact of an agent. An empty source: written by a person. */
+export type Memory = {
+  id: string;
+  agent_id: string;
+  text: string;
+  source: { run_id?: string; step?: number };
+  state: MemoryState;
+  /** 0..1 now; retired below 0.05. */
+  strength: number;
+  recalls: number;
+  supersedes?: string;
+  superseded_by?: string;
+  created_at: string;
+  updated_at: string;
+  last_recalled_at?: string;
+};
+
+/** What POST …/memories did: stored a new memory (maybe replacing one) or reinforced an existing one. */
+export type Remembered = { memory: Memory; superseded?: Memory; reason?: string; existing?: boolean };
+
+export type MemoryQuery = { q?: string; retired?: boolean; limit?: number };
 
 /** Under this a memory is retired (the server's Floor). */
 export const RETIRED_BELOW = 0.05;

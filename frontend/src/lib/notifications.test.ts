@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { badge, cardLink, inbox, KINDS, sameDelivery, showsToast, toggleDelivery } from './notifications';
-import type { Delivery, Notification, Pause } from './types';
+import type { Delivery, Notification } from './notificationtypes';
+import type { Pause } from './pausetypes';
 
 function delivery(inApp = true, os = false): Delivery {
   return Object.fromEntries(

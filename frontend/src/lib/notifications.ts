@@ -1,7 +1,8 @@
 // Notifications and what waits for a person (pure): the To handle list, the
 // delivery matrix, and whether a new notification shows a toast.
 import { kinds, PAUSE_KINDS } from './pauses';
-import type { Channel, Delivery, Notification, NotificationKind, Origin, Pause } from './types';
+import type { Channel, Delivery, Notification, NotificationKind, Origin } from './notificationtypes';
+import type { Pause } from './pausetypes';
 
 /** The pause kinds first, then what agents send. */
 export const KINDS: NotificationKind[] = [...PAUSE_KINDS, 'info', 'progress', 'done', 'error'];

@@ -3,7 +3,8 @@
 import { api } from './api';
 import { showsToast } from './notifications';
 import { toasts, type ToastKind } from './toasts.svelte';
-import type { ChangeEvent, Delivery, Notification, NotificationKind } from './types';
+import type { ChangeEvent } from './events';
+import type { Delivery, Notification, NotificationKind } from './notificationtypes';
 
 const TOAST: Partial<Record<NotificationKind, ToastKind>> = { error: 'error', done: 'success' };
 

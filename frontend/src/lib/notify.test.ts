@@ -3,7 +3,7 @@ import { InboxState } from './inbox.svelte';
 import { KINDS } from './notifications';
 import { NotificationToasts } from './notify.svelte';
 import { toasts } from './toasts.svelte';
-import type { Delivery, Notification } from './types';
+import type { Delivery, Notification } from './notificationtypes';
 
 let calls: string[];
 let delivery: Delivery;

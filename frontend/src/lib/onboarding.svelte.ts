@@ -3,7 +3,7 @@
 import { api } from './api';
 import { reportError, toasts } from './toasts.svelte';
 import { touchesOnboarding, type Onboarding } from './onboarding';
-import type { ChangeEvent } from './types';
+import type { ChangeEvent } from './events';
 
 export const FOREMAN_ID = 'ag_foreman';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deliveryLine, emailProblem, emptyEmail, hookProblem, newHook, portFor } from './outboxform';
-import type { EmailSettings, OutboxDelivery } from './types';
+import type { EmailSettings, OutboxDelivery } from './outboxform';
 
 const good: EmailSettings = {
   host: 'smtp.example.com',

@@ -1,7 +1,48 @@
 // Settings → Notifications → Email and Hooks (pure): the forms' defaults,
 // what the person typed checked before it is sent (the server checks again
 // and has the last word), and how a delivery reads in the panel.
-import type { EmailSettings, HookFlavour, NotificationHook, OutboxDelivery } from './types';
+import type { NotificationKind } from './notificationtypes';
+
+/** Settings → Notifications → Email; host "" is off. password names a variable: "${SMTP_PASSWORD}". */
+export type EmailSettings = {
+  host: string;
+  port: number;
+  tls: 'starttls' | 'tls' | 'none';
+  user: string;
+  password: string;
+  from: string;
+  to: string;
+};
+
+export type HookFlavour = 'slack' | 'discord' | 'ntfy' | 'json';
+
+/** An outgoing notification hook; url may hold ${NAME} references, secret (json) names a variable. */
+export type NotificationHook = {
+  id: string;
+  name: string;
+  flavour: HookFlavour;
+  url: string;
+  secret: string;
+  kinds: NotificationKind[] | null;
+};
+
+/** A test button's outcome: the server's own answer when it refused. */
+export type SendTest = { ok: boolean; answer: string };
+
+/** One mail or hook POST of a notification. */
+export type OutboxDelivery = {
+  id: string;
+  notification_id: string;
+  channel: 'email' | 'hook' | 'phone';
+  target: string;
+  target_name: string;
+  status: 'pending' | 'sending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string;
+  next_at: string | null;
+  created_at: string;
+  sent_at: string | null;
+};
 
 export const TLS_MODES: { id: EmailSettings['tls']; label: string; port: number }[] = [
   { id: 'starttls', label: 'STARTTLS', port: 587 },

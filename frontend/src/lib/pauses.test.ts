@@ -17,7 +17,7 @@ import {
   typeOther,
   type QuestionDraft,
 } from './pauses';
-import type { ApprovalRequest, ConnectorField, ConnectorRequest, Pause, Question, QuestionRequest } from './types';
+import type { ApprovalRequest, ConnectorField, ConnectorRequest, Pause, Question, QuestionRequest } from './pausetypes';
 
 const single: Question = { question: 'Which region?', header: 'Region', options: ['EU', 'US'], multiple: false };
 const multi: Question = { question: 'Which channels?', header: '', options: ['Email', 'Slack', 'SMS'], multiple: true };

@@ -24,7 +24,7 @@ import type {
   QuestionRequest,
   TakeoverAnswer,
   TakeoverRequest,
-} from './types';
+} from './pausetypes';
 
 export type SummaryLine = { label: string; value: string; tone?: 'ok' | 'no' };
 

@@ -2,7 +2,7 @@
 // toolbar chip and the Memory tab. Hidden LINGER_MS after it completes, or when
 // no update came for STALL_MS (a re-embed that failed half way sends no more).
 import { LINGER_MS, STALL_MS, isDone, mergeReembed, parseReembed, type ReembedProgress } from './reembed';
-import type { ChangeEvent } from './types';
+import type { ChangeEvent } from './events';
 
 export class ReembedState {
   /** The workspace the progress belongs to. */

@@ -1,7 +1,7 @@
 // The MCP Registry as the app shows it (pure): how old the cached results
 // are, how a registry app runs, the notice over the registry's results, and
 // Settings → General's registry choice turned into the preference and back.
-import type { RegistryStatus } from './types';
+import type { RegistryStatus } from './apps';
 
 /** How long ago a time was, in the largest whole unit: "moments ago", "1 minute ago", "3 hours ago", "2 days ago". */
 export function ageText(at: string | Date, now: Date = new Date()): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAutomationEvent, isHumanEvent, runFeed } from './runfeed';
-import type { ChangeEvent } from './types';
+import type { ChangeEvent } from './events';
 
 describe('runFeed', () => {
   it('sends pauses, notifications, variables and settings to human listeners, runs to change listeners', () => {

@@ -3,7 +3,7 @@
 // for a person (pauses, notifications, variables, delivery settings), and of its
 // schedules, triggers, installed apps, browsers and templates. App feeds
 // it; components subscribe while shown.
-import type { ChangeEvent, DeltaEvent } from './types';
+import type { ChangeEvent, DeltaEvent } from './events';
 
 export type RunFeedListener = {
   /** A run.* change (a run was created, updated, or got a step). */

@@ -13,7 +13,8 @@ import {
   statusLabel,
   tokenCounts,
 } from './runs';
-import type { Pause, RunDetail, Step } from './types';
+import type { Pause } from './pausetypes';
+import type { RunDetail, Step } from './runs';
 
 const T = '2026-11-30T10:00:00.000Z';
 

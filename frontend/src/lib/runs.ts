@@ -1,6 +1,110 @@
 // Pure helpers for runs: the chat transcript built from steps, streamed text
 // waiting for its step, and how durations, costs and tokens read.
-import type { Decision, Pause, PauseKind, PauseStatus, RunDetail, RunStatus, Step } from './types';
+import type { Pause, PauseKind, PauseStatus } from './pausetypes';
+
+export type RunStatus = 'queued' | 'running' | 'paused' | 'done' | 'failed' | 'cancelled';
+
+export type RunSource = 'chat' | 'agent' | 'api' | 'schedule' | 'trigger' | 'template';
+
+/** A run that ended on another device of the workspace (device sync carries summaries, never logs). */
+export type RunSummary = {
+  id: string;
+  agent_id: string;
+  source: RunSource;
+  status: RunStatus;
+  input: string; // its first 500 characters
+  output: string; // its first 2,000 characters
+  error: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  cost_known: boolean;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  device: string;
+  /** The name the device gave itself (its host name), when it arrived. */
+  device_name?: string;
+};
+
+/** waiting: open pauses (absent from older servers). */
+export type Activity = { running: number; last_status: RunStatus | ''; waiting?: number };
+
+export type Session = {
+  id: string;
+  agent_id: string;
+  kind: RunSource;
+  title: string;
+  provider: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+};
+
+export type Run = {
+  id: string;
+  agent_id: string;
+  session_id: string;
+  source: RunSource;
+  parent_run_id: string;
+  status: RunStatus;
+  input: string;
+  output: string;
+  error: string;
+  provider: string;
+  model: string;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number;
+  cost_known: boolean;
+  created_at: string;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Kept forever by retention. */
+  pinned?: boolean;
+};
+
+export type ToolCall = { id: string; name: string; input: unknown };
+
+export type StepData =
+  | { kind: 'input'; data: { text: string; from: string } }
+  | {
+      kind: 'model';
+      data: { text: string; tool_calls?: ToolCall[] | null; stop_reason?: string; provider?: string; model?: string; cost_known?: boolean };
+    }
+  | { kind: 'tool_call'; data: ToolCall }
+  | {
+      kind: 'tool_result';
+      data: { id: string; name: string; output: string; is_error: boolean; child_run_id?: string; decision?: Decision };
+    }
+  | { kind: 'error'; data: { message: string } }
+  | { kind: 'cancel'; data: { reason: string } }
+  | { kind: 'compact'; data: { summary: string } }
+  | { kind: 'note'; data: { text: string } }
+  | { kind: 'pause'; data: { pause_id: string; kind: PauseKind } }
+  | { kind: 'resume'; data: { pause_id: string; status: PauseStatus } };
+
+/** How a person decided an action held for approval. */
+export type Decision = 'approved' | 'declined';
+
+export type Step = StepData & {
+  run_id: string;
+  seq: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  started_at: string;
+  ended_at: string;
+};
+
+export type RunDetail = Omit<Run, 'steps'> & { steps: Step[]; children?: Run[]; pauses?: Pause[] };
+
+/** pause: the session's open pause, shown as a card above the message box. */
+export type Transcript = { session: Session; runs: RunDetail[]; pause?: Pause | null };
 
 export type ChatItem =
   | { kind: 'user'; key: string; text: string; from: string }

@@ -2,6 +2,14 @@
 // `name` and `description`, then a markdown body. The Skills tab edits name,
 // description and body; every other front-matter field is kept verbatim.
 
+/** error: the SKILL.md does not parse. */
+export type SkillSummary = { name: string; description: string; error?: string };
+
+export type Skill = { name: string; description: string; front_matter: string; body: string; files: string[] };
+
+/** body: the whole SKILL.md of that version. */
+export type SkillVersion = { version: number; body: string; created_at: string };
+
 export type SkillParts = {
   name: string;
   description: string;

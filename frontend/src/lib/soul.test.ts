@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffLines, diffStats } from './diff';
 import { soulAuthor, soulVersionDiff, soulVersionLine } from './soul';
-import type { SoulVersion } from './types';
+import type { SoulVersion } from './workspace';
 
 const at = '2026-12-01T10:00:00Z';
 const versions: SoulVersion[] = [

@@ -1,7 +1,7 @@
 // The soul's version history as a person reads it: who wrote each version and
 // what it changed from the one before.
 import { versionDiff } from './brain';
-import type { SoulVersion } from './types';
+import type { SoulVersion } from './workspace';
 
 /** Who wrote a version, as the history says it ("you", "Ada itself", …). */
 export function soulAuthor(v: SoulVersion, agentName: string): string {

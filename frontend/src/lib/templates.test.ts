@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { groupPreview, installedMessage, listed, needsSummary, templateNeeds } from './templates';
-import type { Template } from './types';
+import type { Template } from './templates';
 
 function template(over: Partial<Template> = {}): Template {
   return {

@@ -1,8 +1,68 @@
 // Templates, pure: what a template needs from the person installing it and
 // what it comes with, the "Save as template" preview grouped by kind, what an
 // install raised.
-import type { Template, TemplatePreview, TemplateVariable } from './types';
 import { reference } from './variables';
+import type { CatchUp, ScheduleKind } from './automations';
+import type { BudgetLimits } from './budgets';
+import type { Agent } from './workspace';
+
+/** A packaged coworker setup (a .rerun-template file): never memories, variable values, tokens or keys. */
+export type Template = {
+  id: string;
+  name: string;
+  /** The spend limits its author suggests; the installer takes, changes or clears them. */
+  budget?: BudgetLimits;
+  description: string;
+  author: string;
+  category: string;
+  /** Metadata only. */
+  price: 'free' | 'paid';
+  /** A suggestion; empty parts leave the workspace default. */
+  model: { provider: string; model: string };
+  capabilities: string[];
+  ask_first: Record<string, boolean>;
+  soul: string;
+  skills: { name: string; description: string; files: string[] }[];
+  /** Installed paused. */
+  schedules: TemplateSchedule[];
+  /** Installed with new URLs (a template holds no tokens). */
+  triggers: { name: string; instruction: string; methods: string[] }[];
+  /** Apps declared on install: the person finishes the sign-in. */
+  connectors: { catalog_id: string; name: string }[];
+  /** What the agent needs, asked for through credential cards on install; never values. */
+  variables: TemplateVariable[];
+  /** Paths under files/. */
+  files: string[];
+  status: 'draft' | 'submitted';
+  schema_version: number;
+  created_at: string;
+  updated_at: string;
+};
+
+export type TemplateSchedule = {
+  name: string;
+  instruction: string;
+  kind: ScheduleKind;
+  cron: string;
+  timezone: string;
+  at: string | null;
+  catch_up: CatchUp;
+};
+
+export type TemplateVariable = { name: string; help: string; url: string };
+
+/** What "Save as template" would put in and leave out, one line each. */
+export type TemplatePreview = { included: string[]; left_out: string[] };
+
+/** POST …/templates: a blank template's metadata, or one made from an agent. */
+export type NewTemplate =
+  | { from_agent: string; name?: string; description?: string; category?: string }
+  | { name: string; description?: string; category?: string };
+
+export type TemplatePatch = Partial<Pick<Template, 'name' | 'description' | 'author' | 'category' | 'price'>>;
+
+/** What installing made: the agent and one line per card it raised. */
+export type TemplateInstall = { agent: Agent; cards: string[] };
 
 /** What installing asks of the person: apps to sign in to, variables to fill. */
 export type TemplateNeeds = {

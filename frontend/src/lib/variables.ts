@@ -1,5 +1,13 @@
 // Workspace variables (pure): the names Settings → Variables accepts.
 
+/** Settings → Variables: whether values sync to the other devices (end-to-end encrypted). */
+export type VariableSync = { enabled: boolean };
+
+/** A workspace variable (never its value); hosts: where its value may be sent, [] for any host. */
+export type Variable = { name: string; hosts: string[]; created_at: string; updated_at: string };
+
+export type Variables = { key_store: 'keychain' | 'file'; key_store_note: string; variables: Variable[] };
+
 export const NAME_RULE = 'A–Z, 0–9 and _, starting with a letter, up to 64 characters';
 
 /** What a person types, as a variable name: upper case, spaces and dashes as "_". */

@@ -2,7 +2,8 @@
 // Actions throw ApiError; the component that started them shows it.
 import { api } from './api';
 import type { StreamStatus } from './events';
-import type { Agent, AgentPatch, Board, Box, Capability, ChangeEvent, NewAgent, SoulVersion, Workspace } from './types';
+import type { ChangeEvent } from './events';
+import type { Agent, AgentPatch, Board, Box, Capability, NewAgent, SoulVersion, Workspace } from './workspace';
 
 export class WorkspaceState {
   workspaces = $state<Workspace[]>([]);

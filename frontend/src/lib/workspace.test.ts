@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Agent, Board } from './types';
+import type { Agent, Board } from './workspace';
 import { WorkspaceState } from './workspace.svelte';
 
 const agent = (id: string, box_id: string): Agent => ({
