@@ -2,7 +2,7 @@
 // what it comes with, the "Save as template" preview grouped by kind, what an
 // install raised.
 import { reference } from './variables';
-import type { CatchUp, ScheduleKind } from './automations';
+import type { Schedule } from './automations';
 import type { BudgetLimits } from './budgets';
 import type { Agent } from './workspace';
 
@@ -39,15 +39,8 @@ export type Template = {
   updated_at: string;
 };
 
-export type TemplateSchedule = {
-  name: string;
-  instruction: string;
-  kind: ScheduleKind;
-  cron: string;
-  timezone: string;
-  at: string | null;
-  catch_up: CatchUp;
-};
+/** A schedule as a template carries it: what it does and when, not whose it is or its state. */
+export type TemplateSchedule = Pick<Schedule, 'name' | 'instruction' | 'kind' | 'cron' | 'timezone' | 'at' | 'catch_up'>;
 
 export type TemplateVariable = { name: string; help: string; url: string };
 
