@@ -150,7 +150,8 @@ func desktopHash(wsID, agentID string) string {
 // openDesktop pops an agent's Desktop out into a window of its own: the
 // desktop window cannot open a second one itself (window.open makes none
 // there), so the person's default browser opens the page of that Desktop,
-// signed in through the login link. A page in a browser opens the window
+// signed in by a one-time code in its address (never the UI token: the
+// browser's command line is readable by every user of the computer). A page in a browser opens the window
 // itself: without OpenURL (rerun serve) this is a 409.
 func (s *Server) openDesktop(ctx context.Context, _ *http.Request, in openDesktopInput) (none, error) {
 	wsID, agentID := strings.TrimSpace(in.Workspace), strings.TrimSpace(in.Agent)
@@ -167,7 +168,7 @@ func (s *Server) openDesktop(ctx context.Context, _ *http.Request, in openDeskto
 	if s.cfg.OpenURL == nil || s.cfg.LocalURL == "" {
 		return none{}, fault.Conflict("Rerun cannot open a window from here; open the Desktop in its own window from your browser (Pop out there)")
 	}
-	target := strings.TrimSuffix(s.cfg.LocalURL, "/") + "/?token=" + url.QueryEscape(s.cfg.Token) + desktopHash(wsID, agentID)
+	target := strings.TrimSuffix(s.cfg.LocalURL, "/") + "/?login=" + s.logins.issue(time.Now()) + desktopHash(wsID, agentID)
 	if err := s.cfg.OpenURL(target); err != nil {
 		return none{}, fmt.Errorf("open the browser: %w", err)
 	}

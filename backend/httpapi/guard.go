@@ -4,13 +4,14 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/rerun-build/rerun-desktop/backend/agentfile"
 	"net"
 	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/rerun-build/rerun-desktop/backend/agentfile"
 	"github.com/rerun-build/rerun-desktop/backend/mcpapi"
 	"github.com/rerun-build/rerun-desktop/backend/template"
 )
@@ -115,10 +116,18 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{
-				Name: cookieName(r.Host), Value: t, Path: "/",
-				HttpOnly: true, SameSite: http.SameSiteStrictMode,
-			})
+			s.signIn(w, r)
+			return
+		}
+		// An address this server handed to another program (Pop out opens
+		// the default browser) carries a one-time code instead (login.go).
+		if c := r.URL.Query().Get("login"); c != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+			if s.logins.use(c, time.Now()) {
+				s.signIn(w, r)
+				return
+			}
+			// Used or too old: the page says where a current link is.
+			s.log.Warn("refused a used or expired login code", "path", r.URL.Path)
 			http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 			return
 		}
@@ -137,6 +146,17 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// signIn gives the browser the UI token in an HttpOnly cookie and sends it
+// to the same page without the token or code in its address (the fragment
+// stays: the browser keeps it across the redirect).
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName(r.Host), Value: s.cfg.Token, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+	http.Redirect(w, r, r.URL.Path, http.StatusSeeOther)
 }
 
 // isSkillImport reports whether r is POST /api/workspaces/{ws}/agents/{id}/skills/import,

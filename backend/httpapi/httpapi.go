@@ -92,6 +92,8 @@ type Server struct {
 
 	updateMu   sync.Mutex
 	downloaded update.Downloaded // the last verified update package
+
+	logins logins // one-time codes of addresses opened by other programs (login.go)
 }
 
 // New returns the handler for cfg.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -57,10 +58,40 @@ func TestOpenDesktopPopsOutThroughTheSystem(t *testing.T) {
 	if code, msg := call(window, true, "POST", "/api/ui/open-desktop", body); code != 204 || msg != "" {
 		t.Fatalf("pop out = %d %q, want 204", code, msg)
 	}
-	want := "http://127.0.0.1:7788/?token=" + token + "#desktop=" + wsID + "/" + a.ID
-	if len(opened) != 1 || opened[0] != want {
-		t.Fatalf("opened %q, want [%q]", opened, want)
+	if len(opened) != 1 {
+		t.Fatalf("opened %q, want one address", opened)
 	}
+	// The address carries a one-time code, never the UI token (the
+	// browser's command line is readable by every user of the computer).
+	u, err := url.Parse(opened[0])
+	if err != nil || u.Scheme+"://"+u.Host+u.Path != "http://127.0.0.1:7788/" || u.Fragment != "desktop="+wsID+"/"+a.ID ||
+		u.Query().Get("login") == "" || strings.Contains(opened[0], token) {
+		t.Fatalf("opened %q, want the page of the Desktop with a login code and no token", opened[0])
+	}
+	// The code signs the browser in once: an HttpOnly cookie with the
+	// token, and the page again without the code. A second use does not.
+	signIn := func() *http.Response {
+		req := httptest.NewRequest("GET", "http://127.0.0.1:7788"+u.Path+"?"+u.RawQuery, nil)
+		w := httptest.NewRecorder()
+		window.ServeHTTP(w, req)
+		return w.Result()
+	}
+	first := signIn()
+	if first.StatusCode != http.StatusSeeOther || first.Header.Get("Location") != "/" {
+		t.Fatalf("sign in with the code = %d to %q, want 303 to /", first.StatusCode, first.Header.Get("Location"))
+	}
+	if cs := first.Cookies(); len(cs) != 1 || cs[0].Value != token || !cs[0].HttpOnly {
+		t.Fatalf("sign in with the code set %v, want an HttpOnly cookie with the token", cs)
+	}
+	again := signIn()
+	if again.StatusCode != http.StatusSeeOther || len(again.Cookies()) != 0 {
+		t.Fatalf("the code used again = %d with cookies %v, want a redirect without a cookie", again.StatusCode, again.Cookies())
+	}
+	// Each pop-out gets its own code.
+	if code, _ := call(window, true, "POST", "/api/ui/open-desktop", body); code != 204 || len(opened) != 2 || opened[1] == opened[0] {
+		t.Fatalf("a second pop out = %d, opened %q; want a new code", code, opened)
+	}
+	opened = opened[:1]
 
 	for _, tc := range []struct {
 		name    string
