@@ -3,7 +3,8 @@ package httpapi
 import (
 	"context"
 	"errors"
-	"html/template"
+	"fmt"
+	"html"
 	"net/http"
 	"strconv"
 
@@ -119,22 +120,30 @@ func upstream(err error) error {
 // app's sign-in.
 func isOAuthCallback(r *http.Request) bool { return r.URL.Path == oauthCallbackPath }
 
-var callbackPage = template.Must(template.New("callback").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Title}} — Rerun</title>
+// callbackPage is the small page the browser shows after an app's
+// sign-in: the title and the text, escaped. Not html/template: executing a
+// template makes the linker keep every exported method of every type (17 MB
+// of the binary; backend/deps_test.go refuses it).
+const callbackPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>%[1]s — Rerun</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:15vh auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}</style>
-</head><body><h1>{{.Title}}</h1><p>{{.Text}}</p></body></html>
-`))
+</head><body><h1>%[1]s</h1><p>%[2]s</p></body></html>
+`
+
+// writeCallbackPage answers the page with title and text, escaped (an
+// app's name and a provider's error are not ours).
+func writeCallbackPage(w http.ResponseWriter, status int, title, text string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, callbackPage, html.EscapeString(title), html.EscapeString(text))
+}
 
 // oauthCallback finishes an app's browser sign-in in the workspace that
 // started it, and tells the person in a small page.
 func (s *Server) oauthCallback(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page := func(status int, title, text string) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(status)
-		callbackPage.Execute(w, map[string]string{"Title": title, "Text": text})
-	}
+	page := func(status int, title, text string) { writeCallbackPage(w, status, title, text) }
 	ws, ok := s.cfg.Home.AuthOwner(q.Get("state"))
 	if !ok {
 		page(http.StatusNotFound, "Sign-in link expired", "This sign-in is unknown or expired. Start it again from the agent's Apps tab in Rerun.")

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -30,5 +32,17 @@ func TestLoginCodes(t *testing.T) {
 	l.issue(now.Add(loginTTL + time.Second))
 	if _, ok := l.codes[hashOf(c)]; ok {
 		t.Error("an expired code is still kept after a new one was issued")
+	}
+}
+
+// The sign-in page escapes what it shows: an app's name or a provider's
+// error cannot put markup in it.
+func TestCallbackPageEscapes(t *testing.T) {
+	w := httptest.NewRecorder()
+	writeCallbackPage(w, 400, `Not <b>connected</b>`, `Evil <script>alert("x")</script> & co`)
+	body := w.Body.String()
+	if w.Code != 400 || strings.Contains(body, "<script>") || strings.Contains(body, "<b>") ||
+		!strings.Contains(body, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; co") || !strings.Contains(body, "<title>Not &lt;b&gt;connected&lt;/b&gt; — Rerun</title>") {
+		t.Fatalf("page %d:\n%s", w.Code, body)
 	}
 }
