@@ -2,7 +2,7 @@
 // fails with a pointer to Settings → Models; saving a key there fixes it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addAgent, agent, launchBrowser, openApp, shotPath, startFakeLLM, startServer } from './harness.mjs';
+import { addAgent, agent, launchBrowser, openApp, shoot, shotPath, startFakeLLM, startServer } from './harness.mjs';
 
 let llm;
 let server;
@@ -24,6 +24,10 @@ test('without a key a chat explains where to add one; saving it there fixes the 
   const page = await openApp(context, server);
   const ada = await addAgent(page, 'Ada Lovelace', 'Main');
   await page.getByTestId('no-provider-hint').waitFor();
+  // The link and its full stop stay on one line.
+  const rects = await page.getByTestId('no-provider-hint').locator('.nowrap').evaluate((el) => el.getClientRects().length);
+  assert.equal(rects, 1, 'the link to Settings → Models breaks from its full stop');
+  await shoot(page, 'chat-no-model');
 
   const input = page.getByTestId('chat-input');
   await input.fill('hello');
