@@ -69,6 +69,8 @@ Flags:
   --port N         local port, on 127.0.0.1 only (default 7777; a free one if taken; 0: any)
   --open           (serve) open the URL in the default browser
   --hidden         (window) start in the tray, without a window, as at login
+  --pprof ADDR     serve Go's profiles (net/http/pprof) on ADDR, a loopback
+                   address such as 127.0.0.1:6060; off unless given
 `
 
 func main() {
@@ -110,6 +112,7 @@ func start(args []string, window bool) error {
 	port := fs.Int("port", httpapi.DefaultPort, "")
 	open := fs.Bool("open", false, "")
 	hidden := fs.Bool("hidden", false, "")
+	pprofAddr := fs.String("pprof", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -144,6 +147,80 @@ func start(args []string, window bool) error {
 		return err
 	}
 	defer ln.Close()
+	if fellBack {
+		fmt.Fprintf(os.Stderr, "rerun: port %d is taken; using %d instead\n", *port, ln.Addr().(*net.TCPAddr).Port)
+	}
+	if *pprofAddr != "" {
+		pl, err := httpapi.ListenProfiles(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer pl.Close()
+		go http.Serve(pl, httpapi.Profiles())
+		fmt.Fprintf(os.Stderr, "rerun: profiles at http://%s/debug/pprof/\n", pl.Addr())
+	}
+	token := newToken()
+	url := "http://" + ln.Addr().String() + "/?token=" + token
+	if !window {
+		s, err := bringUp(ctx, ln, token, dir, false, log)
+		if err != nil {
+			return err
+		}
+		defer s.down()
+		fmt.Printf("Rerun is running at %s\n", url)
+		fmt.Printf("Data: %s\n", dir)
+		if *open {
+			openBrowser(url)
+		}
+		select {
+		case <-ctx.Done():
+			fmt.Println("Rerun stopped")
+			return nil
+		case err := <-s.serveErr:
+			return err
+		}
+	}
+
+	// The window opens while the data directory does: it paints the
+	// board's shell at once, and the board once the workspace is open.
+	pending := httpapi.NewPending(frontend.Dist())
+	homes := make(chan *workspace.Home, 1)
+	var s *running
+	var upErr error
+	upDone := make(chan struct{})
+	go func() {
+		defer close(upDone)
+		defer close(homes)
+		if s, upErr = bringUp(ctx, ln, token, dir, true, log); upErr != nil {
+			fmt.Fprintln(os.Stderr, "rerun:", upErr)
+			pending.Fail(upErr)
+			return
+		}
+		pending.Ready(s.handler)
+		homes <- s.home
+		fmt.Printf("Rerun is running at %s\n", url)
+		fmt.Printf("Data: %s\n", dir)
+	}()
+	err = app.Run(ctx, app.Options{Title: "Rerun", Handler: pending, Token: token, Logger: log, DataDir: dir, Home: homes, Hidden: *hidden})
+	<-upDone
+	if upErr != nil {
+		return upErr
+	}
+	s.down()
+	return err
+}
+
+// running is an open data directory served: its home, whose runs execute,
+// and the HTTP server on the listener.
+type running struct {
+	home     *workspace.Home
+	handler  http.Handler
+	serveErr chan error
+	down     func() // stops serving and the runs, closes the home
+}
+
+// bringUp opens the data directory dir, starts its runs and serves it on ln.
+func bringUp(ctx context.Context, ln net.Listener, token, dir string, window bool, log *slog.Logger) (*running, error) {
 	embedURL, embedKey, embedModel := envconfig.Embedder()
 	firecrawlKey, firecrawlURL := envconfig.Firecrawl()
 	home, err := workspace.Open(ctx, workspace.Config{
@@ -157,7 +234,7 @@ func start(args []string, window bool) error {
 		FirecrawlAPIKey: firecrawlKey, FirecrawlBaseURL: firecrawlURL,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	log = home.Logger() // never writes a variable's value
 	// Runs execute until shutdown; the databases close after the last one
@@ -165,15 +242,10 @@ func start(args []string, window bool) error {
 	runsCtx, stopRuns := context.WithCancel(context.Background())
 	runsDone := make(chan struct{})
 	go func() { home.Serve(runsCtx); close(runsDone) }()
-	defer func() { stopRuns(); <-runsDone; home.Close() }()
 
-	if fellBack {
-		fmt.Fprintf(os.Stderr, "rerun: port %d is taken; using %d instead\n", *port, ln.Addr().(*net.TCPAddr).Port)
-	}
 	// The window and webhook URLs need the real address; the window's own
 	// origin (wails://wails) does not say it.
 	local := "http://" + ln.Addr().String()
-	token := newToken()
 	handler := httpapi.New(httpapi.Config{
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
@@ -191,7 +263,6 @@ func start(args []string, window bool) error {
 		// The backups folder is chosen in the system's dialog in the window.
 		PickFolder: pickFolderIn(window),
 	})
-	url := local + "/?token=" + token
 
 	// Cancelling baseCtx ends open event streams, which never go idle on
 	// their own, so Shutdown does not wait for them.
@@ -203,28 +274,16 @@ func start(args []string, window bool) error {
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	defer func() {
+	down := func() {
 		cancelBase()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(sctx)
-	}()
-
-	fmt.Printf("Rerun is running at %s\n", url)
-	fmt.Printf("Data: %s\n", dir)
-	if window {
-		return app.Run(ctx, app.Options{Title: "Rerun", Handler: handler, Token: token, Logger: log, Home: home, Hidden: *hidden})
+		stopRuns()
+		<-runsDone
+		home.Close()
 	}
-	if *open {
-		openBrowser(url)
-	}
-	select {
-	case <-ctx.Done():
-		fmt.Println("Rerun stopped")
-		return nil
-	case err := <-serveErr:
-		return err
-	}
+	return &running{home: home, handler: handler, serveErr: serveErr, down: down}, nil
 }
 
 // autostartEntry is the start-at-login entry of a window, none for `rerun serve`.

@@ -32,9 +32,13 @@ type Options struct {
 	Handler http.Handler
 	Token   string
 	Logger  *slog.Logger
-	// Home is the open data directory; its new notifications become OS
-	// notifications as its delivery settings say. Nil: none.
-	Home *workspace.Home
+	// DataDir is the data directory the window is the one window of.
+	DataDir string
+	// Home gives the data directory once it is open: the window opens
+	// while it does, showing the board's shell, and its tray and OS
+	// notifications (as the delivery settings say) start once it is
+	// there. Closed without one (or nil): none.
+	Home <-chan *workspace.Home
 	// Hidden starts the app in the tray without a window (`rerun
 	// --hidden`, how it starts at login), where a tray icon shows.
 	Hidden bool

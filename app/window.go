@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,11 +48,13 @@ func Run(ctx context.Context, o Options) error {
 		withWindow(func(c context.Context) { runtime.WindowShow(c); runtime.WindowUnminimise(c) })
 	}
 	var quitting atomic.Bool
+	var home atomic.Pointer[workspace.Home] // once open
+	var t atomic.Pointer[tray]
 	// confirmQuit asks before quitting while coworkers work (the window is
 	// shown first: the question belongs to it). It runs off the UI thread:
 	// a dialog opened from a close handler would wait for itself.
 	confirmQuit := func() bool {
-		title, message, ask := quitQuestion(working(ctx, o.Home))
+		title, message, ask := quitQuestion(working(ctx, home.Load()))
 		if !ask {
 			return true
 		}
@@ -78,16 +81,39 @@ func Run(ctx context.Context, o Options) error {
 		quitting.Store(true)
 		withWindow(runtime.Quit)
 	}
-	var t *tray
-	dataDir := ""
-	if o.Home != nil {
-		t = startTray(ctx, o.Home, trayActions{Open: show, Quit: quit}, log)
-		dataDir = o.Home.DataDir()
+	// The window opens while the data directory does (the page shows the
+	// board's shell at once); the tray and the notifications start once
+	// the home is open.
+	dataDir := o.DataDir
+	opened := make(chan struct{})
+	arrive := func() {
+		var h *workspace.Home
+		if o.Home != nil {
+			h = <-o.Home
+		}
+		if h != nil && ctx.Err() == nil {
+			home.Store(h)
+			t.Store(startTray(ctx, h, trayActions{Open: show, Quit: quit}, h.Logger()))
+		}
+		close(opened)
 	}
-	// Started hidden (at login) only where the tray can bring it back.
-	hidden := o.Hidden && t.shown()
-	if o.Hidden && !hidden {
-		log.Info("no tray icon shows here: opening the window instead of starting hidden")
+	// Started hidden (at login) only where the tray can bring it back:
+	// that waits for the home and its tray. Elsewhere than Linux the tray
+	// starts on this thread, before the window's loop, as it always did.
+	hidden := false
+	if o.Hidden || goruntime.GOOS != "linux" {
+		arrive()
+		hidden = o.Hidden && t.Load().shown()
+		if o.Hidden && !hidden {
+			log.Info("no tray icon shows here: opening the window instead of starting hidden")
+		}
+	} else {
+		go arrive()
+	}
+	gpu := linux.WebviewGpuPolicyOnDemand
+	if goruntime.GOOS == "linux" && !hasGPU("/dev") {
+		gpu = linux.WebviewGpuPolicyNever
+		log.Info("no graphics device: the window draws without GPU compositing")
 	}
 	err := wails.Run(&options.App{
 		Title:       o.Title,
@@ -103,7 +129,7 @@ func Run(ctx context.Context, o Options) error {
 		Linux: &linux.Options{
 			ProgramName:         "rerun",
 			Icon:                icon,
-			WebviewGpuPolicy:    linux.WebviewGpuPolicyOnDemand,
+			WebviewGpuPolicy:    gpu,
 			WindowIsTranslucent: false,
 		},
 		// A second `rerun` on this data directory shows this window
@@ -117,11 +143,11 @@ func Run(ctx context.Context, o Options) error {
 			if dataDir != "" {
 				whenClosed = prefs.Open(dataDir).Get().WhenClosed
 			}
-			switch onClose(quitting.Load(), t.shown(), whenClosed) {
+			switch onClose(quitting.Load(), t.Load().shown(), whenClosed) {
 			case closeAnyway:
 				return false
 			case closeQuit:
-				if working(ctx, o.Home) == 0 {
+				if working(ctx, home.Load()) == 0 {
 					quitting.Store(true)
 					return false
 				}
@@ -146,7 +172,16 @@ func Run(ctx context.Context, o Options) error {
 			// hold the window.
 			go func() {
 				defer close(notificationsDone)
-				runNotifications(ctx, wctx, o.Home, &notices, log)
+				select {
+				case <-opened:
+				case <-ctx.Done():
+					return
+				}
+				h, l := home.Load(), log
+				if h != nil {
+					l = h.Logger()
+				}
+				runNotifications(ctx, wctx, h, &notices, l)
 			}()
 		},
 		OnShutdown: func(wctx context.Context) {

@@ -136,14 +136,17 @@ func TestBoardPaintedIsLogged(t *testing.T) {
 	srv := httptest.NewServer(httpapi.New(httpapi.Config{Home: home, Token: token, Logger: log}))
 	defer srv.Close()
 	e := &env{srv: srv, home: home, ws: home.Current()}
-	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":412.7}`, nil); code != 204 {
+	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":412.7,"script_ms":88.1,"data_ms":301,"frame_ms":350}`, nil); code != 204 {
 		t.Fatalf("painted = %d, want 204", code)
 	}
 	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":-5}`, nil); code != 400 {
 		t.Fatalf("painted -5 = %d, want 400", code)
 	}
+	if code := e.do(t, "POST", "/api/ui/painted", `{"page_ms":400,"data_ms":-1}`, nil); code != 400 {
+		t.Fatalf("painted data_ms -1 = %d, want 400", code)
+	}
 	out := sw.String()
-	if !strings.Contains(out, `msg="ui board painted" page_ms=412`) {
+	if !strings.Contains(out, `msg="ui board painted" page_ms=412 script_ms=88 data_ms=301 frame_ms=350`) {
 		t.Fatalf("log lacks the painted line:\n%s", out)
 	}
 }

@@ -47,6 +47,7 @@ import type { RunSummary } from './runs';
 import type { VariableSync } from './variables';
 import type { AppInfo, DownloadedUpdate, UpdateStatus } from './about';
 import { searchParams, type DiskUsage, type Retention, type SearchQuery, type SearchResult } from './search';
+import type { Marks } from './painted';
 
 /** An error the API answered (status > 0) or a failure to reach it (status 0). */
 export class ApiError extends Error {
@@ -261,7 +262,7 @@ export const api = {
   info: () => request<AppInfo>('GET', '/api/info'),
   /** "Check for updates": the release feed, verified by the server; installs nothing. */
   /** Once per page: the board has painted (logged by the server; make bench times launches by it). */
-  painted: (pageMs: number) => request<void>('POST', '/api/ui/painted', { page_ms: pageMs }),
+  painted: (pageMs: number, marks: Marks) => request<void>('POST', '/api/ui/painted', { page_ms: pageMs, ...marks }),
   checkUpdate: () => request<UpdateStatus>('GET', '/api/update'),
   /** "Download and verify": the server fetches the package and keeps it only if the release key signed it. */
   downloadUpdate: () => request<DownloadedUpdate>('POST', '/api/update/download'),

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { reportPainted, resetPainted } from './painted';
+import { mark, reportPainted, resetPainted, type Marks } from './painted';
 
 describe('board painted', () => {
   beforeEach(() => resetPainted());
@@ -18,6 +18,22 @@ describe('board painted', () => {
     await Promise.resolve();
     expect(sent).toEqual([321]);
     expect(frames).toHaveLength(0);
+  });
+
+  it('sends the marks the page reached, each at its first time', async () => {
+    const got: Marks[] = [];
+    let t = 300;
+    const frame = (cb: () => void) => {
+      t += 16;
+      cb();
+    };
+    mark('script_ms', () => 40);
+    mark('data_ms', () => 250);
+    mark('data_ms', () => 900); // a later load keeps the first
+    reportPainted(async (_ms, m) => void got.push(m), frame, () => t);
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(got).toEqual([{ script_ms: 40, data_ms: 250, frame_ms: 316 }]);
   });
 
   it('swallows a failed report', async () => {
