@@ -156,8 +156,9 @@ fi
     /^BenchmarkBrowserRestart-/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1); printf "agent browser start, existing profile: %s ms\n", m["ms/start"]; delete m }
     /^BenchmarkIdleMemory-/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1); printf "idle agent browser (small page): %s MB unique (USS), %s MB PSS, %s processes\n", m["MB-uss"], m["MB-pss"], m["processes"]; delete m }'
 
-size() { stat -c %s "$1" | awk '{printf "%.1f MiB", $1/1048576}'; }
-echo "binary size, static server ($srv): $(size "$srv")"
+# In MB (10^6 bytes), as the goal is; the server's against its 50 MB ceiling.
+size() { stat -c %s "$1" | awk '{printf "%.1f MB", $1/1e6}'; }
+stat -c %s "$srv" | awk -v f="$srv" '{printf "binary size, static server (%s, stripped): %.1f MB = %.2f × the 50 MB ceiling\n", f, $1/1e6, $1/50e6}'
 [ -n "$desk" ] && echo "binary size, desktop ($desk): $(size "$desk")"
 # The window: launch → board painted under Xvfb (build/bench-paint.sh).
 [ -n "$desk" ] && "$root/build/bench-paint.sh" "$desk"
