@@ -17,7 +17,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench check-catalog fuzz clean
+.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench bench-peers check-catalog fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -137,6 +137,10 @@ test-dist:
 bench: build server $(BIN)/fakellm
 	$(GO) test -run '^$$' -bench . -benchmem ./backend/...
 	build/bench.sh $(BIN)/rerun-server $(BIN)/rerun $(BIN)/fakellm
+
+## bench-peers: Rerun beside n8n (installed from npm, pinned): fresh start, memory, webhook intake (see build/bench-peers.sh)
+bench-peers: server $(BIN)/fakellm
+	build/bench-peers.sh $(BIN)/rerun-server $(BIN)/fakellm
 
 ## check-catalog: ask npm and PyPI whether every built-in app's package is still published and not deprecated (needs the network)
 check-catalog:
