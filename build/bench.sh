@@ -2,6 +2,7 @@
 # Measures what the README promises about the running program:
 #   - `rerun serve` cold start to the first board JSON (median of 10 starts)
 #   - idle resident memory with 5 boxes and 20 agents
+#   - MCP tools/call with 16 callers beside the TS SDK's server-everything
 #   - binary sizes (static server, desktop)
 #   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
 #   - the scheduler with 10,000 schedules: how late fires are queued (p99)
@@ -69,16 +70,25 @@ api "$base/api/workspaces/$ws/board" >/dev/null
 sleep $(( idle0 + 30 - $(date +%s) > 0 ? idle0 + 30 - $(date +%s) : 0 )) # 30 s after start, as the goal says
 echo "idle RSS with 5 boxes / 20 agents, 30 s after start: $(awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/$pid/status)"
 
-# The MCP endpoint beside the official TypeScript SDK's example server.
+# The MCP endpoint beside the official TypeScript SDK's example server
+# (server-everything), in the same run: 16 concurrent callers, each in its
+# own initialized session, tools/call list_agents (20 agents) against echo,
+# 3 alternating rounds, medians. Every answer is checked (no JSON-RPC error,
+# no isError). The load comes from one Go program (build/bench-mcp/mcpload)
+# for both: a Node client capped both servers at its own rate.
 if command -v node >/dev/null; then
-  here=$(dirname "$0")/bench-mcp
+  here=$root/build/bench-mcp
   (cd "$here" && { [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null 2>&1; })
+  (cd "$root" && go build -o "$tmp/mcpload" ./build/bench-mcp/mcpload)
   key=$("$srv" key create bench --data-dir "$tmp/idle" 2>/dev/null)
   eport=$(( 20000 + RANDOM % 20000 ))
   PORT=$eport node "$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp >/dev/null 2>&1 &
   epid=$!
   for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$eport/mcp" && break; sleep 0.1; done
-  node "$here/bench.mjs" "$base" "$key" "http://127.0.0.1:$eport" 2000 || echo "MCP bench failed"
+  "$tmp/mcpload" -c 16 -d 5s -rounds 3 \
+    -target "rerun list_agents (20 agents)|$base/api/mcp/account|Bearer $key|{\"name\":\"list_agents\",\"arguments\":{}}" \
+    -target "server-everything echo|http://127.0.0.1:$eport/mcp||{\"name\":\"echo\",\"arguments\":{\"message\":\"hello\"}}" ||
+    echo "MCP bench failed"
   kill $epid 2>/dev/null || true
 fi
 kill $pid; wait $pid 2>/dev/null || true

@@ -9,9 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -156,44 +159,126 @@ func checkModel(provider, model string) error {
 	return nil
 }
 
-const selectAgent = `SELECT a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.ask_first, a.network, a.builtin, a.created_at, a.updated_at,
+const agentColumns = `a.id, a.name, a.handle, a.box_id, a.provider, a.model, a.capabilities, a.network, a.builtin, a.created_at, a.updated_at`
+
+// selectAgent reads agentColumns, the ask-first policy and the soul.
+const selectAgent = `SELECT ` + agentColumns + `, a.ask_first,
 	coalesce((SELECT body FROM souls WHERE agent_id = a.id ORDER BY version DESC LIMIT 1), '')
 	FROM agents a`
 
-func scan(row store.Scanner) (Agent, error) {
+func scan(row store.Scanner) (Agent, error) { return scanAgent(row, true) }
+
+// scanAgent reads a row of agentColumns, followed by the ask-first policy
+// and the soul when full.
+func scanAgent(row store.Scanner, full bool) (Agent, error) {
 	var a Agent
 	var caps, askFirst, created, updated string
-	err := row.Scan(&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &askFirst, &a.Network, &a.Builtin, &created, &updated, &a.Soul)
-	if err != nil {
+	dest := []any{&a.ID, &a.Name, &a.Handle, &a.BoxID, &a.Provider, &a.Model, &caps, &a.Network, &a.Builtin, &created, &updated, &askFirst, &a.Soul}
+	if !full {
+		dest = dest[:len(dest)-2]
+	}
+	if err := row.Scan(dest...); err != nil {
 		return a, err
 	}
-	if err := json.Unmarshal([]byte(caps), &a.Capabilities); err != nil {
+	c, err := capabilitiesMemo.get(caps, func(s string) (out []string, err error) {
+		return out, json.Unmarshal([]byte(s), &out)
+	})
+	if err != nil {
 		return a, fmt.Errorf("agent %s capabilities: %w", a.ID, err)
 	}
-	a.AskFirst = DefaultAskFirst()
-	if askFirst != "" {
-		var saved map[string]bool
-		if err := json.Unmarshal([]byte(askFirst), &saved); err != nil {
-			return a, fmt.Errorf("agent %s ask-first policy: %w", a.ID, err)
-		}
-		a.AskFirst, _ = AskFirst(saved).merge(nil)
-	}
+	a.Capabilities = slices.Clone(c)
 	a.CreatedAt, a.UpdatedAt = store.ParseTime(created), store.ParseTime(updated)
+	if !full {
+		return a, nil
+	}
+	p, err := askFirstMemo.get(askFirst, func(s string) (AskFirst, error) {
+		if s == "" {
+			return DefaultAskFirst(), nil
+		}
+		var saved map[string]bool
+		if err := json.Unmarshal([]byte(s), &saved); err != nil {
+			return nil, err
+		}
+		return AskFirst(saved).merge(nil)
+	})
+	if err != nil {
+		return a, fmt.Errorf("agent %s ask-first policy: %w", a.ID, err)
+	}
+	a.AskFirst = maps.Clone(p)
 	return a, nil
+}
+
+// memo keeps what the JSON columns decode to, by their text: most agents
+// share their capabilities and ask-first policy, so a list of agents would
+// decode the same few texts again on every row. Callers get the shared
+// value and copy it before handing it out.
+type memo[T any] struct {
+	mu   sync.Mutex
+	seen map[string]T
+}
+
+var (
+	capabilitiesMemo memo[[]string]
+	askFirstMemo     memo[AskFirst]
+)
+
+func (m *memo[T]) get(text string, decode func(string) (T, error)) (T, error) {
+	m.mu.Lock()
+	v, ok := m.seen[text]
+	m.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := decode(text)
+	if err != nil {
+		return v, err
+	}
+	m.mu.Lock()
+	if m.seen == nil || len(m.seen) >= 256 { // a bound, not a cache policy: texts are few
+		m.seen = map[string]T{}
+	}
+	m.seen[text] = v
+	m.mu.Unlock()
+	return v, nil
 }
 
 // List returns every agent, oldest first.
 func (s *Service) List(ctx context.Context) ([]Agent, error) {
-	agents, err := store.Query(ctx, s.db, scan, selectAgent+` ORDER BY a.created_at, a.id`)
+	agents, err := store.QueryPrepared(ctx, s.db, scan, selectAgent+` ORDER BY a.created_at, a.id`)
 	if err != nil {
 		return nil, fmt.Errorf("list agents: %w", err)
 	}
 	return agents, nil
 }
 
+// Roster returns every agent as List does, but without its soul and
+// ask-first policy (Soul is "", AskFirst nil): for lists that show
+// neither, which are the costly part to read.
+func (s *Service) Roster(ctx context.Context) ([]Agent, error) {
+	agents, err := store.QueryPrepared(ctx, s.db, func(row store.Scanner) (Agent, error) { return scanAgent(row, false) },
+		`SELECT `+agentColumns+` FROM agents a ORDER BY a.created_at, a.id`)
+	if err != nil {
+		return nil, fmt.Errorf("list agents: %w", err)
+	}
+	return agents, nil
+}
+
+// queryRow is QueryRowContext on query prepared once.
+func (s *Service) queryRow(ctx context.Context, query string, args ...any) store.Scanner {
+	st, err := s.db.Prepared(query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
 // Get returns one agent by id.
 func (s *Service) Get(ctx context.Context, id string) (Agent, error) {
-	a, err := scan(s.db.QueryRowContext(ctx, selectAgent+` WHERE a.id = ?`, id))
+	a, err := scan(s.queryRow(ctx, selectAgent+` WHERE a.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Agent{}, fault.NotFound("no agent with id %q", id)
 	}
@@ -206,7 +291,7 @@ func (s *Service) Get(ctx context.Context, id string) (Agent, error) {
 // ByHandle returns one agent by its handle (with or without the leading '@').
 func (s *Service) ByHandle(ctx context.Context, handle string) (Agent, error) {
 	handle = strings.TrimPrefix(handle, "@")
-	a, err := scan(s.db.QueryRowContext(ctx, selectAgent+` WHERE a.handle = ?`, handle))
+	a, err := scan(s.queryRow(ctx, selectAgent+` WHERE a.handle = ?`, handle))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Agent{}, fault.NotFound("no agent with handle @%s", handle)
 	}

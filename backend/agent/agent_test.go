@@ -304,3 +304,40 @@ func TestNetworkSwitch(t *testing.T) {
 		t.Fatal("an update without network switched it back on")
 	}
 }
+
+// TestRoster: Roster is List without souls and ask-first policies, in the
+// same order, and what a caller does to one answer's slices never shows in
+// the next (the decoded columns are shared between rows).
+func TestRoster(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.create(t, agent.NewAgent{Name: "First", Soul: "# First"})
+	f.create(t, agent.NewAgent{Name: "Second", Soul: "# Second", Capabilities: []string{"files"}, AskFirst: map[string]bool{"files": true}})
+	f.create(t, agent.NewAgent{Name: "Third"})
+	list, err := f.agents.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roster, err := f.agents.Roster(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(roster) != len(list) {
+		t.Fatalf("roster has %d agents, list %d", len(roster), len(list))
+	}
+	for i, a := range list {
+		a.Soul, a.AskFirst = "", nil
+		if !reflect.DeepEqual(roster[i], a) {
+			t.Errorf("roster[%d] = %+v, want %+v", i, roster[i], a)
+		}
+	}
+	roster[0].Capabilities[0] = "changed"
+	list[0].AskFirst["files"] = !list[0].AskFirst["files"]
+	again, _ := f.agents.List(ctx)
+	if again[0].Capabilities[0] == "changed" || again[2].Capabilities[0] == "changed" {
+		t.Errorf("a caller's change to capabilities showed in the next list: %v", again[0].Capabilities)
+	}
+	if again[0].AskFirst["files"] == list[0].AskFirst["files"] {
+		t.Errorf("a caller's change to ask_first showed in the next list: %v", again[0].AskFirst)
+	}
+}

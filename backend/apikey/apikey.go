@@ -56,19 +56,13 @@ type Service struct {
 	mu       sync.Mutex
 	touched  map[string]time.Time // last_used_at written at most once a minute per key
 	watchers []func(Key)
-	// live caches Authenticate's answers by the key's hash, so a client's
-	// every call is not a query. Revoke and SetToolSet empty it before they
-	// return, so a revoked key is refused at once; an entry older than
-	// liveFor is asked again (another process may share the database).
-	live map[string]liveKey
+	// live keeps the keys Authenticate found, by hash, so a client's every
+	// call neither hashes against the stored keys nor reads their records.
+	// Each answer from it still reads the key's row by id (revoked_at,
+	// tool_set): a revoke, here or by `rerun key revoke` in another
+	// process, refuses the very next call.
+	live map[string]Key
 }
-
-type liveKey struct {
-	key Key
-	at  time.Time
-}
-
-const liveFor = 2 * time.Second
 
 // forget empties the Authenticate cache.
 func (s *Service) forget() {
@@ -79,7 +73,7 @@ func (s *Service) forget() {
 
 // NewService returns the key service of the workspace whose database is db.
 func NewService(db *store.DB) *Service {
-	return &Service{db: db, touched: map[string]time.Time{}, live: map[string]liveKey{}}
+	return &Service{db: db, touched: map[string]time.Time{}, live: map[string]Key{}}
 }
 
 func hash(key string) string {
@@ -142,8 +136,7 @@ func (s *Service) List(ctx context.Context) ([]Key, error) {
 
 // Revoke stops a key from working, at once. The record stays, marked revoked.
 func (s *Service) Revoke(ctx context.Context, id string) (Key, error) {
-	defer s.forget()
-	s.forget() // no call authenticated while the update runs keeps the key
+	defer s.forget() // besides, every cached answer reads the row again
 	res, err := s.db.ExecContext(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? OR prefix = ?`,
 		store.FormatTime(time.Now()), id, id)
 	if err != nil {
@@ -197,15 +190,50 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
 		return Key{}, false
 	}
 	want := hash(plain)
-	now := time.Now()
 	s.mu.Lock()
-	c, ok := s.live[want]
+	k, ok := s.live[want]
 	s.mu.Unlock()
-	if ok && now.Sub(c.at) < liveFor {
-		s.touch(c.key.ID)
-		return c.key, true
+	if ok {
+		if !s.stillLive(ctx, &k) {
+			s.mu.Lock()
+			delete(s.live, want)
+			s.mu.Unlock()
+			return Key{}, false
+		}
+		s.touch(k.ID)
+		return k, true
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, hash FROM api_keys WHERE prefix = ? AND revoked_at IS NULL`, plain[:shownPrefix])
+	k, ok = s.lookup(ctx, plain[:shownPrefix], want)
+	if !ok {
+		return Key{}, false
+	}
+	s.mu.Lock()
+	if len(s.live) >= 1000 {
+		clear(s.live)
+	}
+	s.live[want] = k
+	s.mu.Unlock()
+	s.touch(k.ID)
+	return k, true
+}
+
+// stillLive reads whether the cached key k is still not revoked, and its
+// current tool set: one primary-key read of a prepared statement.
+func (s *Service) stillLive(ctx context.Context, k *Key) bool {
+	st, err := s.db.Prepared(`SELECT tool_set FROM api_keys WHERE id = ? AND revoked_at IS NULL`)
+	if err != nil {
+		return false
+	}
+	return st.QueryRowContext(ctx, k.ID).Scan(&k.ToolSet) == nil
+}
+
+// lookup finds the live key whose prefix is prefix and whose hash is want.
+func (s *Service) lookup(ctx context.Context, prefix, want string) (Key, bool) {
+	st, err := s.db.Prepared(`SELECT ` + columns + `, hash FROM api_keys WHERE prefix = ? AND revoked_at IS NULL`)
+	if err != nil {
+		return Key{}, false
+	}
+	rows, err := st.QueryContext(ctx, prefix)
 	if err != nil {
 		return Key{}, false
 	}
@@ -219,13 +247,6 @@ func (s *Service) Authenticate(ctx context.Context, plain string) (Key, bool) {
 		}
 		if subtle.ConstantTimeCompare([]byte(stored), []byte(want)) == 1 {
 			k.CreatedAt = store.ParseTime(created)
-			s.mu.Lock()
-			if len(s.live) > 1000 {
-				clear(s.live)
-			}
-			s.live[want] = liveKey{k, now}
-			s.mu.Unlock()
-			s.touch(k.ID)
 			return k, true
 		}
 	}

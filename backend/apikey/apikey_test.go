@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
 )
 
@@ -108,6 +109,35 @@ func TestRevokedKeyRefusedAtOnce(t *testing.T) {
 	}
 	if _, ok := s.Authenticate(ctx, plain); ok {
 		t.Fatal("a revoked key was accepted from the cache")
+	}
+}
+
+// TestRevokedElsewhereRefusedAtOnce: a key revoked by another process
+// (`rerun key revoke` beside a running server, its own connections to the
+// same file) is refused by the next call here, though it was cached.
+func TestRevokedElsewhereRefusedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t)
+	here := NewService(db)
+	plain, k, err := here.Create(ctx, "cached here")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, ok := here.Authenticate(ctx, plain); !ok {
+			t.Fatalf("call %d refused a live key", i)
+		}
+	}
+	other, err := store.Open(ctx, db.Path(), store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := NewService(other).Revoke(ctx, k.Prefix); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := here.Authenticate(ctx, plain); ok {
+		t.Fatal("a key revoked by another process was accepted from the cache")
 	}
 }
 

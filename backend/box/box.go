@@ -92,7 +92,7 @@ func scan(row store.Scanner) (Box, error) {
 
 // List returns the boxes in board order; the system box is not among them.
 func (s *Service) List(ctx context.Context) ([]Box, error) {
-	boxes, err := store.Query(ctx, s.db, scan, `SELECT `+columns+` FROM boxes WHERE system = 0 ORDER BY position, created_at`)
+	boxes, err := store.QueryPrepared(ctx, s.db, scan, `SELECT `+columns+` FROM boxes WHERE system = 0 ORDER BY position, created_at`)
 	if err != nil {
 		return nil, fmt.Errorf("list boxes: %w", err)
 	}

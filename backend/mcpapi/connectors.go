@@ -96,7 +96,7 @@ func connectorTools() []toolDef {
 			if err := decode(args, &struct{}{}); err != nil {
 				return nil, err
 			}
-			agents, err := w.Agents.List(ctx)
+			agents, err := w.Agents.Roster(ctx)
 			if err != nil {
 				return nil, err
 			}

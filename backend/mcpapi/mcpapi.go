@@ -166,8 +166,10 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		res = mcp.NewToolResultError(mask(t.errorText(err)))
 	} else {
 		// Compact: the answer is read by programs and models, and every
-		// byte of it is escaped again into the JSON-RPC envelope.
-		var b bytes.Buffer
+		// byte of it is escaped again into the JSON-RPC envelope. The
+		// encoder writes its output once, so the Builder holds it in one
+		// allocation that String does not copy.
+		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		// A masked result keeps & < > as they are, as the agents' tools
 		// write them: a value percent-encoded is masked as the agents'
@@ -341,7 +343,9 @@ func Handler(home *workspace.Home, version string, log *slog.Logger, opts ...Opt
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		log.Debug("mcp request", "workspace", w.Info().ID, "key", k.Prefix)
+		if log.Enabled(r.Context(), slog.LevelDebug) {
+			log.Debug("mcp request", "workspace", w.Info().ID, "key", k.Prefix)
+		}
 		if id == "" && r.Method == http.MethodPost {
 			// An initialize answered with a new session id: the session is
 			// the key's before the client can read the id and use it.

@@ -151,7 +151,7 @@ func agentTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			agents, err := w.Agents.List(ctx)
+			agents, err := w.Agents.Roster(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +184,7 @@ func agentTools() []toolDef {
 				}
 				space = id
 			}
-			agents, err := w.Agents.List(ctx)
+			agents, err := w.Agents.Roster(ctx) // no souls: the list does not show them
 			if err != nil {
 				return nil, err
 			}
@@ -192,11 +192,11 @@ func agentTools() []toolDef {
 			if err != nil {
 				return nil, err
 			}
-			names := map[string]string{}
+			names := make(map[string]string, len(boxes))
 			for _, b := range boxes {
 				names[b.ID] = b.Name
 			}
-			out := []Agent{}
+			out := make([]Agent, 0, len(agents))
 			for _, a := range agents {
 				if a.Builtin != "" {
 					continue // has no space; get_agent and send_message reach it by @handle

@@ -34,6 +34,8 @@ type DB struct {
 	// mutex hands over in order once waiters starve.
 	writer  sync.Mutex
 	commits atomic.Int64
+	// prepared holds the statements of Prepared by query text.
+	prepared sync.Map // string → *prepared
 }
 
 //go:embed sql/*.sql
@@ -136,6 +138,51 @@ func (db *DB) PrepareAll(list ...Statement) error {
 		*s.Into = st
 	}
 	return nil
+}
+
+// Prepared returns query prepared once and kept until Close, for a read on
+// a hot path (an MCP tool call, an API key check): SQLite parsing and
+// planning a small query costs more than running it. The query text must
+// be a constant, never built from values: each text is kept for good.
+func (db *DB) Prepared(query string) (*sql.Stmt, error) {
+	p, err := db.prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	return p.st, nil
+}
+
+type prepared struct {
+	st *sql.Stmt
+	// rows is how many rows the statement's last QueryPrepared read: the
+	// next result starts that large instead of growing row by row.
+	rows atomic.Int32
+}
+
+func (db *DB) prepare(query string) (*prepared, error) {
+	if p, ok := db.prepared.Load(query); ok {
+		return p.(*prepared), nil
+	}
+	st, err := db.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{st: st}
+	if prev, loaded := db.prepared.LoadOrStore(query, p); loaded {
+		st.Close() // prepared at the same time by another caller
+		return prev.(*prepared), nil
+	}
+	return p, nil
+}
+
+// Close closes the statements of Prepared, then the database.
+func (db *DB) Close() error {
+	db.prepared.Range(func(q, p any) bool {
+		p.(*prepared).st.Close()
+		db.prepared.Delete(q)
+		return true
+	})
+	return db.DB.Close()
 }
 
 // Commits is how many transactions Tx has committed (benchmarks count them).
@@ -252,8 +299,28 @@ func Query[T any](ctx context.Context, db *DB, scan func(Scanner) (T, error), qu
 	if err != nil {
 		return nil, err
 	}
+	return scanAll(rows, scan, 0)
+}
+
+// QueryPrepared is Query with query prepared once (Prepared): for the
+// reads of a hot path, with a constant query text.
+func QueryPrepared[T any](ctx context.Context, db *DB, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+	p, err := db.prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := scanAll(rows, scan, int(p.rows.Load()))
+	p.rows.Store(int32(min(len(out), 1<<16)))
+	return out, err
+}
+
+func scanAll[T any](rows *sql.Rows, scan func(Scanner) (T, error), size int) ([]T, error) {
 	defer rows.Close()
-	out := []T{}
+	out := make([]T, 0, size)
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -179,5 +180,39 @@ func TestNewID(t *testing.T) {
 			t.Fatalf("id %q: duplicate or malformed (want ag_ + 16 chars)", id)
 		}
 		seen[id] = true
+	}
+}
+
+// TestQueryPrepared: a prepared query answers like Query, sees the rows
+// written after it was prepared, and the database still closes cleanly.
+func TestQueryPrepared(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "p.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE t (n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	scan := func(row store.Scanner) (n int, err error) { return n, row.Scan(&n) }
+	const q = `SELECT n FROM t WHERE n > ? ORDER BY n`
+	for want := 1; want <= 3; want++ {
+		if _, err := db.Exec(`INSERT INTO t VALUES (?)`, want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.QueryPrepared(ctx, db, scan, q, 0)
+		if err != nil || len(got) != want || got[want-1] != want {
+			t.Fatalf("after %d inserts: %v, %v; want 1…%d", want, got, err, want)
+		}
+		plain, _ := store.Query(ctx, db, scan, q, 0)
+		if !slices.Equal(got, plain) {
+			t.Fatalf("prepared %v, unprepared %v", got, plain)
+		}
+	}
+	if got, _ := store.QueryPrepared(ctx, db, scan, q, 5); got == nil || len(got) != 0 {
+		t.Fatalf("no rows: %#v, want an empty, non-nil slice", got)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("close with prepared statements: %v", err)
 	}
 }
