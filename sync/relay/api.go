@@ -83,6 +83,7 @@ func (s *Server) unlink(w http.ResponseWriter, r *http.Request, ws Workspace) {
 		writeError(w, http.StatusInternalServerError, "the workspace could not be unlinked; try again")
 		return
 	}
+	s.tokens.reset()
 	s.hub.close(ws.ID)
 	s.log.Info("workspace unlinked", "workspace", ws.ID)
 	w.WriteHeader(http.StatusNoContent)
@@ -112,6 +113,7 @@ func (s *Server) setTokens(w http.ResponseWriter, r *http.Request, ws Workspace)
 		return
 	}
 	err := s.store.SetTokens(r.Context(), ws.ID, hashes)
+	s.tokens.reset() // even after an error: some may have changed
 	switch {
 	case errors.Is(err, ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())

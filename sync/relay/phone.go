@@ -353,7 +353,7 @@ func (s *Server) phoneAnswer(w http.ResponseWriter, r *http.Request, p PhoneReco
 	rec := Record{WorkspaceID: p.WorkspaceID, ExpiresAt: now.Add(s.cfg.Retention), Delivery: protocol.Delivery{
 		ID: newDeliveryID(now), TokenHash: protocol.PhoneAnswerHash, ReceivedAt: now, Method: http.MethodPost,
 		Header: http.Header{protocol.HeaderPhone: {p.ID}, "Content-Type": {"application/octet-stream"}}, Body: a.Body}}
-	if err := s.commit(r.Context(), rec); err != nil {
+	if _, err := s.commit(r.Context(), rec); err != nil {
 		s.log.Error("phone answer: store", "workspace", p.WorkspaceID, "err", err)
 		writeError(w, http.StatusInternalServerError, "the answer could not be stored; try again")
 		return

@@ -128,6 +128,7 @@ type Server struct {
 	hub     hub
 	metrics metrics
 	writes  chan *write // the intake's group commit
+	tokens  tokenCache  // token hashes the intake found registered
 	vapidKeys
 	// base ends every delivery socket when Serve returns.
 	base context.Context

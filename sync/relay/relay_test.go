@@ -79,6 +79,31 @@ func TestIntake(t *testing.T) {
 	}
 }
 
+// TestIntakeTokenGone: a token unregistered behind this relay's back (by
+// another relay process sharing the store) is refused, though this one saw
+// it registered a call earlier, and nothing is stored for it.
+func TestIntakeTokenGone(t *testing.T) {
+	r := relaytest.Start(t, relay.Config{})
+	l := r.Link(t, "tok", "other")
+	if status, body := do(t, http.MethodPost, r.URL+"/h/tok", "", strings.NewReader("{}")); status != http.StatusAccepted {
+		t.Fatalf("got %d %s, want 202", status, body)
+	}
+	if err := r.Store.SetTokens(context.Background(), l.WorkspaceID, []string{protocol.TokenHash("other")}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second after the relay forgot the token
+		if status, body := do(t, http.MethodPost, r.URL+"/h/tok", "", strings.NewReader("{}")); status != http.StatusNotFound {
+			t.Fatalf("unregistered token: got %d %s, want 404", status, body)
+		}
+	}
+	if status, body := do(t, http.MethodPost, r.URL+"/h/other", "", strings.NewReader("{}")); status != http.StatusAccepted {
+		t.Fatalf("registered token: got %d %s, want 202", status, body)
+	}
+	if st, _ := r.Store.Stats(context.Background()); st.Pending != 2 {
+		t.Errorf("got %d deliveries stored, want 2", st.Pending)
+	}
+}
+
 // l0 is the workspace that owns "tok".
 func l0(t testing.TB, r *relaytest.Relay) string {
 	ws, err := r.Store.TokenWorkspace(context.Background(), protocol.TokenHash("tok"))

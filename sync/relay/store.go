@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/rerun-build/rerun-desktop/sync/internal/sqldb"
 	"github.com/rerun-build/rerun-desktop/sync/protocol"
 )
@@ -38,8 +40,10 @@ type Store interface {
 	// TokenWorkspace returns the workspace a token hash belongs to, or
 	// ErrNotFound.
 	TokenWorkspace(ctx context.Context, hash string) (string, error)
-	// AddDeliveries commits deliveries in one transaction.
-	AddDeliveries(ctx context.Context, ds []Record) error
+	// AddDeliveries commits deliveries in one transaction and returns the
+	// workspace each was stored for: "" for one without a WorkspaceID
+	// whose token hash is not registered (any more), which is not stored.
+	AddDeliveries(ctx context.Context, ds []Record) ([]string, error)
 	// Due returns up to limit of a workspace's live deliveries whose next
 	// attempt is at or before now, oldest first, and when the next one
 	// after now is due (zero if none).
@@ -88,6 +92,8 @@ type Workspace struct {
 
 // Record is a delivery as the intake stores it.
 type Record struct {
+	// WorkspaceID is the workspace it is for; empty (a webhook), the one
+	// its TokenHash belongs to when it is committed.
 	WorkspaceID string
 	protocol.Delivery
 	ExpiresAt time.Time
@@ -125,17 +131,25 @@ func OpenSQLite(ctx context.Context, path string) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newSQLStore(db, sqldb.SQLite, "")
+	return newSQLStore(db, sqldb.SQLite, "", insertOne)
 }
 
 // OpenPostgres opens a store in the PostgreSQL database at url (a
 // postgres:// URL or key=value DSN, as pgx reads them), applying the
 // migrations. Several relay processes may share it.
 func OpenPostgres(ctx context.Context, url string) (Store, error) {
-	db, err := sql.Open("pgx", url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
+	// Every query of the relay is prepared once per connection and has one
+	// good plan whatever its arguments; planning each execution again (what
+	// PostgreSQL keeps doing for the intake's insert of arrays, whose
+	// lengths it plans for) was a third of the insert's time.
+	if _, ok := cfg.RuntimeParams["plan_cache_mode"]; !ok {
+		cfg.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	}
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(16)
 	if err := db.PingContext(ctx); err != nil {
@@ -146,30 +160,56 @@ func OpenPostgres(ctx context.Context, url string) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return newSQLStore(db, sqldb.Postgres, `SELECT pg_notify(?, ?)`)
+	return newSQLStore(db, sqldb.Postgres, `SELECT pg_notify(?, ?)`, insertGroup)
 }
 
+// insertOne stores a delivery for its workspace or, without one, for the
+// workspace its token hash belongs to, and returns that workspace; no row
+// when the hash is not registered.
+const insertOne = `INSERT INTO deliveries (id, workspace_id, token_hash, received_at, method, query, header, body,
+	next_attempt_at, expires_at)
+	SELECT ?, ws, ?, ?, ?, ?, ?, ?, ?, ? FROM (SELECT coalesce(nullif(?, ''), (SELECT workspace_id FROM tokens WHERE hash = ?)) AS ws) AS d
+	WHERE ws IS NOT NULL
+	RETURNING workspace_id`
+
+// insertGroup is insertOne for a whole group of deliveries, one array of
+// each column, in one statement and one round trip: the commit of the
+// intake's group costs about the same whether it holds one webhook or
+// hundreds. It tells the other relay processes (pg_notify) of each
+// workspace it stored deliveries for; PostgreSQL sends each distinct
+// notification once, at the commit. Its rows are the stored deliveries'
+// ids and workspaces.
+const insertGroup = `WITH ins AS (
+	INSERT INTO deliveries (id, workspace_id, token_hash, received_at, method, query, header, body, next_attempt_at, expires_at)
+	SELECT id, ws, token_hash, received_at, method, query, header, body, received_at, expires_at FROM (
+		SELECT d.*, coalesce(nullif(d.workspace_id, ''), (SELECT workspace_id FROM tokens WHERE hash = d.token_hash)) AS ws
+		FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::bytea[], ?::bigint[])
+			AS d (id, workspace_id, token_hash, received_at, method, query, header, body, expires_at)) AS d
+	WHERE ws IS NOT NULL
+	RETURNING id, workspace_id)
+SELECT ins.id, ins.workspace_id FROM ins CROSS JOIN LATERAL pg_notify('` + notifyChannel + `', ins.workspace_id) AS n`
+
 // sqlStore is the Store on database/sql; the two dialects share every
-// query, with ? rebound for PostgreSQL.
+// query, with ? rebound for PostgreSQL, but the intake's insert.
 type sqlStore struct {
 	db      *sql.DB
 	dialect sqldb.Dialect
 	notify  string // pg_notify(channel, payload), run in the transaction that makes a delivery due or pushes changes; "" for SQLite
+	group   bool   // insert is insertGroup (PostgreSQL), not insertOne
 	// the intake's and the sender's hot statements, prepared once
 	lookup, insert, due, next *sql.Stmt
 }
 
 const deliveryColumns = `id, token_hash, received_at, method, query, header, body, attempts`
 
-func newSQLStore(db *sql.DB, d sqldb.Dialect, notify string) (*sqlStore, error) {
-	s := &sqlStore{db: db, dialect: d, notify: d.Rebind(notify)}
+func newSQLStore(db *sql.DB, d sqldb.Dialect, notify, insert string) (*sqlStore, error) {
+	s := &sqlStore{db: db, dialect: d, notify: d.Rebind(notify), group: insert == insertGroup}
 	for _, p := range []struct {
 		into  **sql.Stmt
 		query string
 	}{
 		{&s.lookup, `SELECT workspace_id FROM tokens WHERE hash = ?`},
-		{&s.insert, `INSERT INTO deliveries (id, workspace_id, token_hash, received_at, method, query, header, body,
-			next_attempt_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&s.insert, insert},
 		{&s.due, `SELECT ` + deliveryColumns + ` FROM deliveries
 			WHERE workspace_id = ? AND dead_at IS NULL AND next_attempt_at <= ? ORDER BY id LIMIT ?`},
 		{&s.next, `SELECT min(next_attempt_at) FROM deliveries WHERE workspace_id = ? AND dead_at IS NULL AND next_attempt_at > ?`},
@@ -274,31 +314,76 @@ func (s *sqlStore) TokenWorkspace(ctx context.Context, hash string) (string, err
 	return ws, nil
 }
 
-func (s *sqlStore) AddDeliveries(ctx context.Context, ds []Record) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+func (s *sqlStore) AddDeliveries(ctx context.Context, ds []Record) ([]string, error) {
+	headers := make([]string, len(ds))
+	for i, d := range ds {
+		h, err := json.Marshal(d.Header)
+		if err != nil {
+			return nil, fmt.Errorf("store delivery: %w", err)
+		}
+		headers[i] = string(h)
+	}
+	if s.group {
+		return s.addGroup(ctx, ds, headers)
+	}
+	out := make([]string, len(ds))
+	err := s.tx(ctx, func(tx *sql.Tx) error {
 		ins := tx.StmtContext(ctx, s.insert)
-		notified := map[string]bool{}
-		for _, d := range ds {
-			header, err := json.Marshal(d.Header)
-			if err != nil {
+		for i, d := range ds {
+			body := d.Body
+			if body == nil {
+				body = []byte{} // NOT NULL
+			}
+			err := ins.QueryRowContext(ctx, d.ID, d.TokenHash, ms(d.ReceivedAt), d.Method, d.Query, headers[i], body,
+				ms(d.ReceivedAt), ms(d.ExpiresAt), d.WorkspaceID, d.TokenHash).Scan(&out[i])
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("store delivery: %w", err)
-			}
-			if d.Body == nil {
-				d.Body = []byte{} // NOT NULL
-			}
-			if _, err := ins.ExecContext(ctx, d.ID, d.WorkspaceID, d.TokenHash, ms(d.ReceivedAt), d.Method, d.Query,
-				string(header), d.Body, ms(d.ReceivedAt), ms(d.ExpiresAt)); err != nil {
-				return fmt.Errorf("store delivery: %w", err)
-			}
-			if s.notify != "" && !notified[d.WorkspaceID] {
-				notified[d.WorkspaceID] = true
-				if _, err := tx.ExecContext(ctx, s.notify, notifyChannel, d.WorkspaceID); err != nil {
-					return fmt.Errorf("store delivery: notify: %w", err)
-				}
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// addGroup is AddDeliveries on PostgreSQL: one statement (insertGroup), its
+// own transaction.
+func (s *sqlStore) addGroup(ctx context.Context, ds []Record, headers []string) ([]string, error) {
+	n := len(ds)
+	ids, wss, hashes, methods, queries := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	received, expires := make([]int64, n), make([]int64, n)
+	bodies := make([][]byte, n)
+	at := make(map[string]int, n) // delivery id → index
+	for i, d := range ds {
+		ids[i], wss[i], hashes[i], methods[i], queries[i] = d.ID, d.WorkspaceID, d.TokenHash, d.Method, d.Query
+		received[i], expires[i] = ms(d.ReceivedAt), ms(d.ExpiresAt)
+		bodies[i] = d.Body
+		if bodies[i] == nil {
+			bodies[i] = []byte{} // NOT NULL
+		}
+		at[d.ID] = i
+	}
+	rows, err := s.insert.QueryContext(ctx, ids, wss, hashes, received, methods, queries, headers, bodies, expires)
+	if err != nil {
+		return nil, fmt.Errorf("store deliveries: %w", err)
+	}
+	defer rows.Close()
+	out := make([]string, n)
+	for rows.Next() {
+		var id, ws string
+		if err := rows.Scan(&id, &ws); err != nil {
+			return nil, fmt.Errorf("store deliveries: %w", err)
+		}
+		out[at[id]] = ws
+	}
+	// The statement commits when its last row is read: an error here may
+	// be the commit's.
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store deliveries: %w", err)
+	}
+	return out, nil
 }
 
 func (s *sqlStore) Due(ctx context.Context, workspaceID string, now time.Time, limit int) ([]protocol.Delivery, time.Time, error) {

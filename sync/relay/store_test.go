@@ -122,12 +122,49 @@ func TestStoreTokens(t *testing.T) {
 
 func add(t *testing.T, s relay.Store, ws, id string, at time.Time) {
 	t.Helper()
-	err := s.AddDeliveries(context.Background(), []relay.Record{{WorkspaceID: ws, ExpiresAt: at.Add(time.Hour),
+	_, err := s.AddDeliveries(context.Background(), []relay.Record{{WorkspaceID: ws, ExpiresAt: at.Add(time.Hour),
 		Delivery: protocol.Delivery{ID: id, TokenHash: "h", ReceivedAt: at, Method: "POST", Query: "a=1",
 			Header: map[string][]string{"Webhook-Id": {"msg_" + id}}, Body: []byte(`{"id":"` + id + `"}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStoreAddByToken: a delivery without a workspace is stored for the one
+// its token hash belongs to at the commit, and not at all when none does;
+// one of a group does not keep the others from being stored.
+func TestStoreAddByToken(t *testing.T) {
+	backends(t, func(t *testing.T, open func() relay.Store) {
+		ctx := context.Background()
+		s := open()
+		workspace(t, s, "ws_a")
+		workspace(t, s, "ws_b")
+		if err := s.SetTokens(ctx, "ws_a", []string{"ha"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetTokens(ctx, "ws_b", []string{"hb"}); err != nil {
+			t.Fatal(err)
+		}
+		at := time.UnixMilli(time.Now().UnixMilli()).UTC()
+		rec := func(id, hash, ws string) relay.Record {
+			return relay.Record{WorkspaceID: ws, ExpiresAt: at.Add(time.Hour), Delivery: protocol.Delivery{ID: id, TokenHash: hash,
+				ReceivedAt: at, Method: "POST", Header: map[string][]string{"Webhook-Id": {"msg_" + id}}, Body: []byte(id)}}
+		}
+		got, err := s.AddDeliveries(ctx, []relay.Record{rec("dlv_1", "ha", ""), rec("dlv_2", "gone", ""), rec("dlv_3", "hb", ""),
+			rec("dlv_4", protocol.PhoneAnswerHash, "ws_b")})
+		if err != nil || !slices.Equal(got, []string{"ws_a", "", "ws_b", "ws_b"}) {
+			t.Fatalf("got %q (%v), want ws_a, none, ws_b, ws_b", got, err)
+		}
+		for ws, want := range map[string][]string{"ws_a": {"dlv_1"}, "ws_b": {"dlv_3", "dlv_4"}} {
+			due, _, err := s.Due(ctx, ws, at, 10)
+			if err != nil || !slices.Equal(ids(due), want) {
+				t.Errorf("%s: got %v (%v), want %v", ws, ids(due), err, want)
+			}
+			if len(due) > 0 && (string(due[0].Body) != due[0].ID || due[0].TokenHash == "" || due[0].Header.Get("Webhook-Id") != "msg_"+due[0].ID) {
+				t.Errorf("%s: got %+v, want it as added", ws, due[0])
+			}
+		}
+	})
 }
 
 func ids(ds []protocol.Delivery) []string {
