@@ -5,6 +5,7 @@
 #   - binary sizes (static server, desktop)
 #   - webhook intake: wrk on loopback against a trigger (requests/s, p99 to the durable 202)
 #   - the scheduler with 10,000 schedules: how late fires are queued (p99)
+#   - keyword recall at 100,000 memories (p95) and the agent loop's cost per step
 #   - the time the sandbox adds to one agent command
 #   - launch → board painted in the desktop window under Xvfb, first and later
 #   - the Desktop screen over its WebSocket (fps, input → next frame) and the
@@ -137,6 +138,16 @@ fi
     for (i = 2; i <= NF; i++) m[$i] = $(i-1)
     mode = $1; sub(/^BenchmarkServe10k\//, "", mode); sub(/-[0-9]+$/, "", mode)
     printf "scheduler, 10,000 schedules (%s, %s due at once): lateness p50 %s ms, p99 %s ms (goal ≤ 1000 ms), %s double fires\n", mode, m["fires/op"], m["p50-lateness-ms"], m["p99-lateness-ms"], m["double-fires"]; delete m }'
+
+# Keyword recall (FTS5 BM25, strength, reinforcing what it returns) at
+# 100,000 memories of one agent, and the agent loop's own cost per step
+# (an in-process model that answers at once, 20 tool calls a run).
+(cd "$root" && go test -run '^$' -bench 'BenchmarkRecallKeyword/n=100000$' -benchtime 300x ./backend/memory/ &&
+  go test -run '^$' -bench 'BenchmarkStepOverhead$' -benchtime 30x ./backend/run/) |
+  awk '/^BenchmarkRecallKeyword/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+      printf "keyword recall, 100,000 memories: p50 %s ms, p95 %s ms (goal ≤ 10 ms)\n", m["p50-ms"], m["p95-ms"]; delete m }
+    /^BenchmarkStepOverhead/ { for (i = 2; i <= NF; i++) m[$i] = $(i-1)
+      printf "agent loop overhead: %.2f ms per step (goal ≤ 1 ms), %s commits per step\n", m["µs/step"] / 1000, m["commits/step"]; delete m }'
 
 # The sandbox of agents' commands: the same trivial command started plain
 # and confined in turn (Linux: Landlock), medians.
