@@ -17,6 +17,14 @@ type keywordHit struct {
 }
 
 // keywordHits runs an FTS5 query over the agent's memories, best first.
+//
+// The index holds every agent's memories. The first pass takes the best
+// firstPass×limit matches of the whole index, ranked inside FTS5 (its own
+// top-N sort), and reads only those rows of memories: joining every match
+// to its row first, to keep the agent's, read thousands of rows at 100,000
+// memories and was most of recall's time. When fewer than limit of the
+// first pass are the agent's (other agents' or retired memories crowd
+// them out), the query runs again over every match.
 func (s *Service) keywordHits(ctx context.Context, agentID, match string, limit int, all bool) ([]keywordHit, error) {
 	if match == "" {
 		return nil, nil
@@ -25,20 +33,32 @@ func (s *Service) keywordHits(ctx context.Context, agentID, match string, limit 
 	if all {
 		state = ""
 	}
-	hits, err := store.Query(ctx, s.db, func(sc store.Scanner) (keywordHit, error) {
+	scan := func(sc store.Scanner) (keywordHit, error) {
 		var h keywordHit
 		m, err := scanMemory(sc, &h.bm25)
 		h.Memory = m
 		return h, err
-	}, `SELECT `+prefixed("m.", columns)+`, bm25(memories_fts) AS rank
-		FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid
-		WHERE memories_fts MATCH ? AND m.agent_id = ?`+state+`
-		ORDER BY rank LIMIT ?`, match, agentID, limit)
+	}
+	hits, err := store.Query(ctx, s.db, scan, `SELECT `+prefixed("m.", columns)+`, f.rank
+		FROM (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) AS f
+		JOIN memories m ON m.n = f.rowid
+		WHERE m.agent_id = ?`+state+`
+		ORDER BY f.rank LIMIT ?`, match, firstPass*limit, agentID, limit)
+	if err == nil && len(hits) < limit {
+		hits, err = store.Query(ctx, s.db, scan, `SELECT `+prefixed("m.", columns)+`, bm25(memories_fts) AS rank
+			FROM memories_fts JOIN memories m ON m.n = memories_fts.rowid
+			WHERE memories_fts MATCH ? AND m.agent_id = ?`+state+`
+			ORDER BY rank LIMIT ?`, match, agentID, limit)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search memories: %w", err)
 	}
 	return hits, nil
 }
+
+// firstPass is how many matches per wanted hit keywordHits's first pass
+// takes from the whole index.
+const firstPass = 8
 
 func prefixed(p, cols string) string {
 	parts := strings.Split(cols, ",")

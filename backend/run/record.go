@@ -20,6 +20,32 @@ type stepCost struct {
 	model    string
 }
 
+// recordStatements are the writes of record: the step (numbered after the
+// run's last, which it returns) and the run's counters, without or with a
+// model step's cost.
+type recordStatements struct{ step, steps, cost *sql.Stmt }
+
+func prepareRecord(db *store.DB) (recordStatements, error) {
+	var st recordStatements
+	err := db.PrepareAll(
+		store.Statement{Into: &st.step, Query: `INSERT INTO steps (` + stepColumns + `, cache_tokens)
+			SELECT ?, coalesce(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM steps WHERE run_id = ? RETURNING seq`},
+		store.Statement{Into: &st.steps, Query: `UPDATE runs SET steps = ? WHERE id = ?`},
+		store.Statement{Into: &st.cost, Query: `UPDATE runs SET steps = ?, provider = ?, model = ?,
+			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+			cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+			cost_usd = cost_usd + ?, cost_known = cost_known AND ? WHERE id = ?`},
+	)
+	return st, err
+}
+
+func cacheTokens(cost *stepCost) int {
+	if cost == nil {
+		return 0
+	}
+	return cost.usage.CacheReadTokens + cost.usage.CacheWriteTokens
+}
+
 // record commits one step and the run's counters in a single transaction.
 func (s *Service) record(ctx context.Context, r *Run, kind string, data any, started time.Time, cost *stepCost) error {
 	b, err := json.Marshal(data)
@@ -32,29 +58,22 @@ func (s *Service) record(ctx context.Context, r *Run, kind string, data any, sta
 	if cost != nil {
 		in, out, usd = cost.usage.InputTokens, cost.usage.OutputTokens, cost.usd
 	}
+	st, err := s.recordStmts()
+	if err != nil {
+		return err
+	}
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
 		var seq int
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM steps WHERE run_id = ?`, r.ID).Scan(&seq); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO steps (`+stepColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ID, seq, kind, string(b), in, out, usd, store.FormatTime(started), store.FormatTime(now)); err != nil {
+		if err := tx.StmtContext(ctx, st.step).QueryRowContext(ctx, r.ID, kind, string(b), in, out, usd,
+			store.FormatTime(started), store.FormatTime(now), cacheTokens(cost), r.ID).Scan(&seq); err != nil {
 			return err
 		}
 		if cost == nil {
-			_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = ? WHERE id = ?`, seq, r.ID)
+			_, err := tx.StmtContext(ctx, st.steps).ExecContext(ctx, seq, r.ID)
 			return err
 		}
-		if cached := cost.usage.CacheReadTokens + cost.usage.CacheWriteTokens; cached > 0 {
-			if _, err := tx.ExecContext(ctx, `UPDATE steps SET cache_tokens = ? WHERE run_id = ? AND seq = ?`, cached, r.ID, seq); err != nil {
-				return err
-			}
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE runs SET steps = ?, provider = ?, model = ?,
-			input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-			cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
-			cost_usd = cost_usd + ?, cost_known = cost_known AND ? WHERE id = ?`,
-			seq, cost.provider, cost.model, in, out, cost.usage.CacheReadTokens, cost.usage.CacheWriteTokens, usd, cost.known, r.ID)
+		_, err := tx.StmtContext(ctx, st.cost).ExecContext(ctx, seq, cost.provider, cost.model, in, out,
+			cost.usage.CacheReadTokens, cost.usage.CacheWriteTokens, usd, cost.known, r.ID)
 		return err
 	})
 	if err != nil {

@@ -108,6 +108,9 @@ type Service struct {
 	done     map[string]chan struct{}           // closed when the run finishes
 	wg       sync.WaitGroup
 	held     atomic.Bool // all coworkers paused (hold.go)
+	// recordStmts are record's statements, prepared once: the loop runs
+	// them at every step.
+	recordStmts func() (recordStatements, error)
 }
 
 // Deps is what the service is wired with.
@@ -169,6 +172,7 @@ func NewService(d Deps, cfg Config) *Service {
 		}),
 		active: map[string]context.CancelCauseFunc{}, sessions: map[string]bool{}, done: map[string]chan struct{}{},
 	}
+	s.recordStmts = sync.OnceValues(func() (recordStatements, error) { return prepareRecord(d.DB) })
 	s.loadHeld(context.Background())
 	return s
 }

@@ -56,6 +56,11 @@ func dsn(path string) string {
 	q.Add("_pragma", "journal_mode(WAL)")   // readers never block the writer
 	q.Add("_pragma", "synchronous(FULL)")   // a committed step survives power loss
 	q.Add("_pragma", "foreign_keys(1)")     // enforce ON DELETE rules
+	// Statement journals (and sorts) stay in memory: a statement that
+	// changes more than 64 KiB of pages inside a transaction (a batch of
+	// schedule fires, a bulk insert) otherwise spills its journal to a
+	// temporary file, two pwrite calls per page.
+	q.Add("_pragma", "temp_store(MEMORY)")
 	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
 	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
 	q.Set("_txlock", "immediate")
