@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rerun beside n8n (pinned in build/bench-peers/package.json, installed from
-# npm on first use, ~1 GB), 3 alternating rounds, medians:
+# npm on first use, ~2.5 GB), 3 alternating rounds (ROUNDS=n), medians:
 #   - fresh start → first answer (Rerun: the board JSON; n8n: /healthz/readiness)
 #   - resident memory 30 s after start, the whole process tree (Rerun with
 #     5 boxes and 20 agents; n8n as it starts)
@@ -83,7 +83,7 @@ hook() { # hook URL: prints "req/s p99 non-2xx"
 p99_ms() { awk '{v = $1; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.2f", v}' <<<"$1"; }
 
 declare -a r_start n_start r_rss n_rss r_rps n_rps r_p99 n_p99
-for round in 1 2 3; do
+for round in $(seq "${ROUNDS:-3}"); do
   # Rerun: fresh start, idle memory.
   t0=$(now_ms); rerun_start "$tmp/r$round"
   ws=""; until [ -n "$ws" ]; do ws=$(rerun_ws 2>/dev/null || true); done
@@ -129,8 +129,8 @@ done
 awk -v rs="$(median "${r_start[@]}")" -v ns="$(median "${n_start[@]}")" \
     -v rm="$(median "${r_rss[@]}")" -v nm="$(median "${n_rss[@]}")" \
     -v rr="$(median "${r_rps[@]}")" -v nr="$(median "${n_rps[@]}")" \
-    -v rp="$(median "${r_p99[@]}")" -v np="$(median "${n_p99[@]}")" 'BEGIN {
-  printf "peers (3 alternating rounds, medians; n8n 2.8.4):\n"
+    -v rp="$(median "${r_p99[@]}")" -v np="$(median "${n_p99[@]}")" -v rounds="${ROUNDS:-3}" 'BEGIN {
+  printf "peers (%d alternating rounds, medians; n8n 2.8.4):\n", rounds
   printf "  fresh start → first answer: Rerun %d ms, n8n %d ms (Rerun %.1f× faster)\n", rs, ns, ns / rs
   printf "  resident memory 30 s after start: Rerun %.1f MiB, n8n %.1f MiB (%.1f×)\n", rm / 1024, nm / 1024, nm / rm
   printf "  webhook intake (wrk -t2 -c32 -d20s): Rerun %d req/s (p99 %s ms), n8n %d req/s (p99 %s ms) (%.1f×)\n", rr, rp, nr, np, rr / nr }'
