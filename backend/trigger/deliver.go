@@ -188,22 +188,23 @@ func (s *Service) acceptAll(ctx context.Context, tx *sql.Tx, calls []*acceptance
 	if err != nil {
 		return err
 	}
-	current := map[string]bool{} // trigger id → still as looked up
+	current := map[string]bool{} // trigger id and updated_at → still as looked up
 	type keyed struct{ trigger, key string }
 	first := map[keyed]*acceptance{} // the batch's first call of a key
 	later := map[*acceptance]*acceptance{}
 	var fresh []*acceptance // the calls that queue a run
 	for _, a := range calls {
 		a.out, a.existing, a.dup, a.stale = a.d, Delivery{}, false, false
-		ok, seen := current[a.t.ID]
+		looked := a.t.ID + " " + store.FormatTime(a.t.UpdatedAt)
+		ok, seen := current[looked]
 		if !seen {
 			var updated string
 			err := tx.StmtContext(ctx, st.current).QueryRowContext(ctx, a.t.ID).Scan(&updated)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}
-			ok = err == nil && updated == store.FormatTime(a.t.UpdatedAt)
-			current[a.t.ID] = ok
+			ok = err == nil && a.t.ID+" "+updated == looked
+			current[looked] = ok
 		}
 		if a.stale = !ok; a.stale {
 			continue
