@@ -54,67 +54,98 @@ func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input s
 // fault.ErrNotFound) returned before anything is written, so the caller may
 // record it and go on with tx; after any other error tx must be rolled back.
 func (s *Service) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source, input string, o StartOptions) (Run, error) {
-	// A secret pasted into a message is masked before it is stored or sent
-	// to a model.
-	input = strings.TrimSpace(s.redact(input))
-	if input == "" {
-		return Run{}, fault.Invalid("the message is empty; write what the agent should do")
+	runs, err := s.StartManyTx(ctx, tx, agentID, sessionID, source, []string{input}, o)
+	if err != nil {
+		return Run{}, err
 	}
-	if len(input) > maxInput {
-		return Run{}, fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
-	}
+	return runs[0], nil
+}
+
+// StartManyTx is StartTx for several runs of one session, queued in the
+// order of inputs: a burst of webhook calls that share a commit. However
+// many there are, it costs three statements: the runs and their input
+// steps go in as one multi-row INSERT each, so the search index (a trigger
+// on steps) is written once for all of them, not once a run. A fault error
+// (a wrong session, or any input StartTx would refuse) is returned before
+// anything is written.
+func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source string, inputs []string, o StartOptions) ([]Run, error) {
 	if o.From == "" {
 		o.From = map[string]string{SourceChat: "you", SourceAPI: "api"}[source]
 	}
+	runs := make([]Run, len(inputs))
+	rows := make([][]any, len(inputs))
+	steps := make([][]any, len(inputs))
+	for i, input := range inputs {
+		// A secret pasted into a message is masked before it is stored or
+		// sent to a model.
+		input = strings.TrimSpace(s.redact(input))
+		if input == "" {
+			return nil, fault.Invalid("the message is empty; write what the agent should do")
+		}
+		if len(input) > maxInput {
+			return nil, fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
+		}
+		// Each run has its own time, so the session's queue keeps their order.
+		now := s.now()
+		ts := store.FormatTime(now)
+		r := Run{ID: store.NewSortedID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
+			Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}
+		data, _ := json.Marshal(InputData{Text: input, From: o.From})
+		runs[i] = r
+		rows[i] = []any{r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, Queued, input, ts}
+		steps[i] = []any{r.ID, string(data), ts, ts}
+	}
+	if len(runs) == 0 {
+		return runs, nil
+	}
 	st, err := s.startStmts()
 	if err != nil {
-		return Run{}, err
+		return nil, err
 	}
-	now := s.now()
-	ts := store.FormatTime(now)
 	// The session's check and its update are one statement: no row means
 	// a wrong session, told apart below, with nothing written.
-	res, err := tx.StmtContext(ctx, st.session).ExecContext(ctx, ts, titleFrom(input), sessionID, agentID)
+	res, err := tx.StmtContext(ctx, st.session).ExecContext(ctx, store.FormatTime(runs[len(runs)-1].CreatedAt),
+		titleFrom(runs[0].Input), sessionID, agentID)
 	if err != nil {
-		return Run{}, err
+		return nil, err
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return Run{}, err
+		return nil, err
 	} else if n == 0 {
 		var owner string
 		err := tx.QueryRowContext(ctx, `SELECT agent_id FROM sessions WHERE id = ?`, sessionID).Scan(&owner)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			return Run{}, fault.NotFound("no session with id %q", sessionID)
+			return nil, fault.NotFound("no session with id %q", sessionID)
 		case err != nil:
-			return Run{}, err
+			return nil, err
 		}
-		return Run{}, fault.Invalid("session %q belongs to another agent", sessionID)
+		return nil, fault.Invalid("session %q belongs to another agent", sessionID)
 	}
-	r := Run{ID: store.NewID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
-		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}
-	data, _ := json.Marshal(InputData{Text: input, From: o.From})
-	if _, err := tx.StmtContext(ctx, st.run).ExecContext(ctx, r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, r.Status, input, ts); err != nil {
-		return Run{}, err
+	if err := st.run.Insert(ctx, tx, rows); err != nil {
+		return nil, err
 	}
-	if _, err := tx.StmtContext(ctx, st.step).ExecContext(ctx, r.ID, string(data), ts, ts); err != nil {
-		return Run{}, err
+	if err := st.step.Insert(ctx, tx, steps); err != nil {
+		return nil, err
 	}
-	return r, nil
+	return runs, nil
 }
 
-// startStatements are the writes of StartTx.
-type startStatements struct{ session, run, step *sql.Stmt }
+// startStatements are the writes of StartManyTx.
+type startStatements struct {
+	session   *sql.Stmt
+	run, step *store.Rows
+}
 
 func prepareStart(db *store.DB) (startStatements, error) {
-	var st startStatements
-	err := db.PrepareAll(
-		store.Statement{Into: &st.session, Query: `UPDATE sessions SET updated_at = ?, title = CASE WHEN title = '' THEN ? ELSE title END
-			WHERE id = ? AND agent_id = ?`},
-		store.Statement{Into: &st.run, Query: `INSERT INTO runs (id, agent_id, session_id, source, parent_run_id, depth, status, input,
-			steps, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`},
-		store.Statement{Into: &st.step, Query: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES (?, 1, 'input', ?, ?, ?)`},
-	)
+	st := startStatements{
+		run: &store.Rows{DB: db, Head: `INSERT INTO runs (id, agent_id, session_id, source, parent_run_id, depth, status, input,
+			steps, created_at) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`},
+		step: &store.Rows{DB: db, Head: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES`,
+			Row: `(?, 1, 'input', ?, ?, ?)`},
+	}
+	err := db.PrepareAll(store.Statement{Into: &st.session, Query: `UPDATE sessions SET updated_at = ?,
+		title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ? AND agent_id = ?`})
 	return st, err
 }
 

@@ -6,6 +6,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -190,6 +191,61 @@ func (db *DB) Close() error {
 	return db.DB.Close()
 }
 
+// Rows is a multi-row INSERT (Head, e.g. "INSERT INTO t (a, b) VALUES",
+// then Row, "(?, ?)", once a row), prepared once for each number of rows:
+// a burst of rows written together (the runs of webhook calls sharing a
+// commit) costs one statement rather than one a row. The zero value with
+// DB, Head and Row set is ready to use.
+type Rows struct {
+	DB   *DB
+	Head string
+	Row  string
+
+	mu sync.Mutex
+	m  map[int]*sql.Stmt
+}
+
+// maxRows bounds the rows of one statement (and so how many are prepared).
+const maxRows = 64
+
+// Insert writes rows inside tx, each as many values as Row has "?".
+func (r *Rows) Insert(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	for len(rows) > 0 {
+		n := min(len(rows), maxRows)
+		st, err := r.stmt(n)
+		if err != nil {
+			return err
+		}
+		args := make([]any, 0, n*len(rows[0]))
+		for _, row := range rows[:n] {
+			args = append(args, row...)
+		}
+		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func (r *Rows) stmt(n int) (*sql.Stmt, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if st := r.m[n]; st != nil {
+		return st, nil
+	}
+	q := r.Head + " " + r.Row + strings.Repeat(", "+r.Row, n-1)
+	st, err := r.DB.Prepare(q)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(r.Head+" "+r.Row), " "), err)
+	}
+	if r.m == nil {
+		r.m = map[int]*sql.Stmt{}
+	}
+	r.m[n] = st
+	return st, nil
+}
+
 // Commits is how many transactions Tx has committed (benchmarks count them).
 func (db *DB) Commits() int64 { return db.commits.Load() }
 
@@ -281,6 +337,45 @@ func NewID(prefix string) string {
 	}
 	return prefix + "_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
 }
+
+// sorted keeps NewSortedID's ids increasing within this process.
+var sorted struct {
+	mu   sync.Mutex
+	last [10]byte
+}
+
+// NewSortedID returns an identifier like NewID's (the same length and
+// letters) whose ids sort, as text, in the order they were made: 48 bits of
+// milliseconds, then 32 random bits, counted up from the last id when the
+// clock has not moved on. Rows written in bursts (runs, webhook
+// deliveries) then go to the end of their primary key's index instead of
+// each to a random page of it, which every commit would write again.
+func NewSortedID(prefix string) string {
+	var b [10]byte
+	ms := uint64(time.Now().UnixMilli())
+	for i := range 6 {
+		b[i] = byte(ms >> (40 - 8*i))
+	}
+	if _, err := rand.Read(b[6:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	sorted.mu.Lock()
+	if bytes.Compare(b[:], sorted.last[:]) <= 0 {
+		b = sorted.last
+		for i := len(b) - 1; i >= 0; i-- { // add one
+			if b[i]++; b[i] != 0 {
+				break
+			}
+		}
+	}
+	sorted.last = b
+	sorted.mu.Unlock()
+	return prefix + "_" + sortedEncoding.EncodeToString(b[:])
+}
+
+// sortedEncoding is NewID's alphabet in ASCII order, so that the text of
+// ids sorts as their bytes do.
+var sortedEncoding = base32.NewEncoding("234567abcdefghijklmnopqrstuvwxyz").WithPadding(base32.NoPadding)
 
 // timeLayout is how times are stored: UTC, sortable as text.
 const timeLayout = "2006-01-02T15:04:05.000000000Z"

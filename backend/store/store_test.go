@@ -218,3 +218,17 @@ func TestQueryPrepared(t *testing.T) {
 		t.Fatalf("close with prepared statements: %v", err)
 	}
 }
+
+func TestNewSortedID(t *testing.T) {
+	prev := ""
+	for i := 0; i < 1000; i++ {
+		id := store.NewSortedID("run")
+		if len(id) != 4+16 || id[:4] != "run_" {
+			t.Fatalf("id %q: malformed (want run_ + 16 chars)", id)
+		}
+		if id <= prev {
+			t.Fatalf("id %q after %q: not increasing", id, prev)
+		}
+		prev = id
+	}
+}

@@ -94,19 +94,21 @@ var errBusy = errors.New("a call with this idempotency key is being handled; ret
 
 // statements are the intake's, prepared once: a busy trigger runs them for
 // every call, and an unprepared statement is parsed on every call.
-type statements struct{ lookup, owns, byKey, insert *sql.Stmt }
+type statements struct {
+	lookup, current, byKey *sql.Stmt
+	insert                 *store.Rows // the deliveries of a batch, one statement
+}
 
 func prepare(db *store.DB) (statements, error) {
-	var st statements
+	st := statements{insert: &store.Rows{DB: db, Head: `INSERT INTO trigger_deliveries (id, trigger_id, received_at, status,
+		outcome, idempotency_key, method, content_type, size, run_id, error) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}}
 	err := db.PrepareAll(
-		store.Statement{Into: &st.lookup, Query: `SELECT ` + columns + ` FROM trigger_tokens k JOIN triggers t ON t.id = k.trigger_id
-			WHERE k.hash = ? AND (k.expires_at IS NULL OR k.expires_at > ?)`},
-		store.Statement{Into: &st.owns, Query: `SELECT count(*) FROM trigger_tokens WHERE hash = ? AND (expires_at IS NULL OR expires_at > ?)`},
+		store.Statement{Into: &st.lookup, Query: `SELECT ` + columns + `, k.expires_at FROM trigger_tokens k
+			JOIN triggers t ON t.id = k.trigger_id WHERE k.hash = ? AND (k.expires_at IS NULL OR k.expires_at > ?)`},
+		store.Statement{Into: &st.current, Query: `SELECT updated_at FROM triggers WHERE id = ?`},
 		// "!= ''" lets SQLite use the partial unique index.
 		store.Statement{Into: &st.byKey, Query: `SELECT ` + deliveryColumns + ` FROM trigger_deliveries
 			WHERE trigger_id = ? AND idempotency_key = ? AND idempotency_key != ''`},
-		store.Statement{Into: &st.insert, Query: `INSERT INTO trigger_deliveries (id, trigger_id, received_at, status, outcome,
-			idempotency_key, method, content_type, size, run_id, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 	)
 	return st, err
 }
@@ -115,14 +117,14 @@ func prepare(db *store.DB) (statements, error) {
 // when the run cannot be queued (the session is gone, say), d records the
 // failure instead. Any other error fails tx.
 func (s *Service) startRun(ctx context.Context, tx *sql.Tx, t Trigger, d *Delivery, input string) error {
-	runID, err := s.runs.StartTx(ctx, tx, t.AgentID, t.SessionID, from(t), input)
+	ids, err := s.runs.StartManyTx(ctx, tx, t.AgentID, t.SessionID, from(t), []string{input})
 	switch {
 	case fault.Is(err):
 		d.Status, d.Outcome, d.Error = 500, OutcomeFailed, "the run could not be queued: "+fault.Message(err)
 	case err != nil:
 		return err
 	default:
-		d.RunID = runID
+		d.RunID = ids[0]
 	}
 	return nil
 }
@@ -130,33 +132,98 @@ func (s *Service) startRun(ctx context.Context, tx *sql.Tx, t Trigger, d *Delive
 // from is who the chat shows as the author of a triggered run.
 func from(t Trigger) string { return "webhook “" + t.Name + "”" }
 
+// errStale: the trigger changed between a call's lookup and its commit.
+var errStale = errors.New("the trigger changed while the call was handled")
+
+// acceptance is a call on its way into a shared commit (acceptAll).
+type acceptance struct {
+	t     Trigger
+	d     Delivery // to record
+	key   string   // idempotency key, "" for none
+	input string   // the run's
+
+	// What acceptAll found; it sets them afresh each time it runs.
+	out      Delivery // d, with its run id or error
+	existing Delivery // the first delivery of key, when dup
+	dup      bool
+	stale    bool // t changed since it was looked up: nothing was written
+}
+
 // accept records a delivery and queues its run in one transaction, shared
 // with the calls that arrive meanwhile (one commit for all of them): d is
 // returned with its run id (or error), duplicate true when key was seen
 // within the window and d is that first delivery. The 202 may be sent once
-// it returns without error: the run is durably queued.
+// it returns without error: the run is durably queued. errStale means t
+// is no longer what the database holds, and nothing was written.
 func (s *Service) accept(ctx context.Context, t Trigger, d Delivery, key string, c call) (Delivery, bool, error) {
 	// Queuing is not abandoned when the caller hangs up: the delivery and
 	// its run land together, or neither does.
 	ctx = context.WithoutCancel(ctx)
+	a := &acceptance{t: t, d: d, key: key, input: runInput(t, d.ID, c)}
+	if err := s.writes.doCall(ctx, a); err != nil {
+		return d, false, fmt.Errorf("record delivery of trigger %s: %w", t.ID, err)
+	}
+	switch {
+	case a.stale:
+		return d, false, errStale
+	case a.dup:
+		d, err := s.await(ctx, t, a.existing, c)
+		return d, true, err
+	}
+	s.publish("trigger.delivery", t)
+	if a.out.Error != "" {
+		s.log.Warn("queue triggered run", "trigger", t.ID, "token", t.TokenPrefix, "delivery", a.out.ID, "err", a.out.Error)
+		return a.out, false, errors.New(a.out.Error)
+	}
+	s.runs.Started(t.AgentID, t.SessionID, a.out.RunID)
+	return a.out, false, nil
+}
+
+// acceptAll writes the calls of one commit inside tx: each trigger is
+// checked once against its row, each key against the deliveries (and the
+// batch's earlier calls), then the runs of each trigger are queued and
+// the deliveries recorded, a statement for each rather than for each call.
+func (s *Service) acceptAll(ctx context.Context, tx *sql.Tx, calls []*acceptance) error {
 	st, err := s.stmts()
 	if err != nil {
-		return d, false, err
+		return err
 	}
-	input := runInput(t, d.ID, c)
-	var out, existing Delivery
-	dup := false
-	err = s.writes.do(ctx, func(tx *sql.Tx) error {
-		out, existing, dup = d, Delivery{}, false
-		if key != "" {
-			e, err := scanDelivery(tx.StmtContext(ctx, st.byKey).QueryRowContext(ctx, t.ID, key))
+	current := map[string]bool{} // trigger id and updated_at → still as looked up
+	type keyed struct{ trigger, key string }
+	first := map[keyed]*acceptance{} // the batch's first call of a key
+	later := map[*acceptance]*acceptance{}
+	var fresh []*acceptance // the calls that queue a run
+	for _, a := range calls {
+		a.out, a.existing, a.dup, a.stale = a.d, Delivery{}, false, false
+		looked := a.t.ID + " " + store.FormatTime(a.t.UpdatedAt)
+		ok, seen := current[looked]
+		if !seen {
+			var updated string
+			err := tx.StmtContext(ctx, st.current).QueryRowContext(ctx, a.t.ID).Scan(&updated)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			ok = err == nil && a.t.ID+" "+updated == looked
+			current[looked] = ok
+		}
+		if a.stale = !ok; a.stale {
+			continue
+		}
+		if a.key != "" {
+			k := keyed{a.t.ID, a.key}
+			if f := first[k]; f != nil {
+				later[a] = f
+				continue
+			}
+			first[k] = a
+			e, err := scanDelivery(tx.StmtContext(ctx, st.byKey).QueryRowContext(ctx, a.t.ID, a.key))
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
 			case err != nil:
 				return err
-			case e.Error == "" && d.ReceivedAt.Sub(e.ReceivedAt) < s.cfg.IdempotencyWindow:
-				existing, dup = e, true
-				return nil
+			case e.Error == "" && a.d.ReceivedAt.Sub(e.ReceivedAt) < s.cfg.IdempotencyWindow:
+				a.existing, a.dup = e, true
+				continue
 			default:
 				// A failed one, or one older than the window, gives up its
 				// key.
@@ -165,27 +232,60 @@ func (s *Service) accept(ctx context.Context, t Trigger, d Delivery, key string,
 				}
 			}
 		}
-		if err := s.startRun(ctx, tx, t, &out, input); err != nil {
-			return err
+		fresh = append(fresh, a)
+	}
+	// The runs of each trigger's calls, in the order they came.
+	for i := 0; i < len(fresh); {
+		t := fresh[i].t
+		j := i + 1
+		for j < len(fresh) && fresh[j].t.ID == t.ID {
+			j++
 		}
-		_, err := tx.StmtContext(ctx, st.insert).ExecContext(ctx, out.ID, t.ID, store.FormatTime(out.ReceivedAt), out.Status,
-			out.Outcome, key, out.Method, out.ContentType, out.Size, out.RunID, out.Error)
-		return err
-	})
-	if err != nil {
-		return d, false, fmt.Errorf("record delivery of trigger %s: %w", t.ID, err)
+		same := fresh[i:j]
+		inputs := make([]string, len(same))
+		for k, a := range same {
+			inputs[k] = a.input
+		}
+		ids, err := s.runs.StartManyTx(ctx, tx, t.AgentID, t.SessionID, from(t), inputs)
+		switch {
+		case fault.Is(err) && len(same) > 1:
+			// One of them is refused: tell which, one by one.
+			for _, a := range same {
+				if err := s.startRun(ctx, tx, a.t, &a.out, a.input); err != nil {
+					return err
+				}
+			}
+		case fault.Is(err):
+			a := same[0]
+			a.out.Status, a.out.Outcome, a.out.Error = 500, OutcomeFailed, "the run could not be queued: "+fault.Message(err)
+		case err != nil:
+			return err
+		default:
+			for k, a := range same {
+				a.out.RunID = ids[k]
+			}
+		}
+		i = j
 	}
-	if dup {
-		d, err := s.await(ctx, t, existing, c)
-		return d, true, err
+	rows := make([][]any, 0, len(fresh))
+	for _, a := range fresh {
+		d := a.out
+		rows = append(rows, []any{d.ID, a.t.ID, store.FormatTime(d.ReceivedAt), d.Status, d.Outcome, a.key, d.Method,
+			d.ContentType, d.Size, d.RunID, d.Error})
 	}
-	s.publish("trigger.delivery", t)
-	if out.Error != "" {
-		s.log.Warn("queue triggered run", "trigger", t.ID, "token", t.TokenPrefix, "delivery", out.ID, "err", out.Error)
-		return out, false, errors.New(out.Error)
+	// A key repeated within the batch is a duplicate of its first call;
+	// when that one's run could not be queued, neither can this one's.
+	for a, f := range later {
+		switch {
+		case f.dup:
+			a.existing, a.dup = f.existing, true
+		case f.out.Error == "":
+			a.existing, a.dup = f.out, true
+		default:
+			a.out.Status, a.out.Outcome, a.out.Error = f.out.Status, f.out.Outcome, f.out.Error
+		}
 	}
-	s.runs.Started(t.AgentID, t.SessionID, out.RunID)
-	return out, false, nil
+	return st.insert.Insert(ctx, tx, rows)
 }
 
 // queue finishes a delivery recorded without its run: one left by a
@@ -305,7 +405,7 @@ func (s *Service) Test(ctx context.Context, id, payload, contentType string) (De
 		contentType = "application/json"
 	}
 	now := s.now()
-	d := Delivery{ID: store.NewID("dlv"), TriggerID: t.ID, ReceivedAt: now, Status: 202, Outcome: OutcomeTest,
+	d := Delivery{ID: store.NewSortedID("dlv"), TriggerID: t.ID, ReceivedAt: now, Status: 202, Outcome: OutcomeTest,
 		Method: "POST", ContentType: contentType, Size: len(payload)}
 	c := call{method: "POST", contentType: contentType, body: []byte(payload), receivedAt: now, test: true}
 	d, _, err = s.accept(ctx, t, d, "", c)

@@ -31,9 +31,13 @@ func (r triggerRuns) NewSession(ctx context.Context, agentID string) (string, er
 	return s.ID, err
 }
 
-func (r triggerRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
-	x, err := r.Service.StartTx(ctx, tx, agentID, sessionID, run.SourceTrigger, input, run.StartOptions{From: from})
-	return x.ID, err
+func (r triggerRuns) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from string, inputs []string) ([]string, error) {
+	runs, err := r.Service.StartManyTx(ctx, tx, agentID, sessionID, run.SourceTrigger, inputs, run.StartOptions{From: from})
+	ids := make([]string, len(runs))
+	for i, x := range runs {
+		ids[i] = x.ID
+	}
+	return ids, err
 }
 
 func (r triggerRuns) Started(agentID, sessionID, runID string) {

@@ -63,12 +63,12 @@ func (s *Service) intake(w http.ResponseWriter, r *http.Request, shown string, f
 		writeError(w, http.StatusNotFound, "no trigger at this URL: the token is wrong, or it was rotated")
 		return
 	}
-	d := Delivery{ID: store.NewID("dlv"), TriggerID: t.ID, ReceivedAt: now, Method: r.Method,
+	d := Delivery{ID: store.NewSortedID("dlv"), TriggerID: t.ID, ReceivedAt: now, Method: r.Method,
 		ContentType: cut(r.Header.Get("Content-Type"), maxHeaderText), Outcome: OutcomeRejected}
 	// reject answers the caller and records why on the trigger; note is
 	// for the person, msg for the caller.
 	reject := func(status int, msg, note string) {
-		d.Status, d.Error = status, note
+		d.Status, d.Outcome, d.Error = status, OutcomeRejected, note
 		s.record(ctx, t, d)
 		s.log.Info("trigger call refused", "trigger", t.ID, "token", t.TokenPrefix, "status", status, "reason", note)
 		writeError(w, status, msg)
@@ -85,14 +85,31 @@ func (s *Service) intake(w http.ResponseWriter, r *http.Request, shown string, f
 		}
 		return
 	}
-	if !t.Enabled {
-		reject(http.StatusServiceUnavailable, "this trigger is paused", "the trigger is paused")
-		return
+	// open and signed refuse what this trigger does not take, answering
+	// the caller; they run again when the trigger changed meanwhile.
+	open := func(t Trigger) bool {
+		if !t.Enabled {
+			reject(http.StatusServiceUnavailable, "this trigger is paused", "the trigger is paused")
+			return false
+		}
+		if !slices.Contains(t.Methods, r.Method) {
+			w.Header().Set("Allow", strings.Join(t.Methods, ", "))
+			reject(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; use "+strings.Join(t.Methods, " or "),
+				"method "+r.Method+" is not allowed")
+			return false
+		}
+		return true
 	}
-	if !slices.Contains(t.Methods, r.Method) {
-		w.Header().Set("Allow", strings.Join(t.Methods, ", "))
-		reject(http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; use "+strings.Join(t.Methods, " or "),
-			"method "+r.Method+" is not allowed")
+	signed := func(t Trigger, body []byte) bool {
+		if t.SigningSecretVar != "" {
+			if msg, note := s.verify(t, r.Header, body, now); msg != "" {
+				reject(http.StatusUnauthorized, msg, note)
+				return false
+			}
+		}
+		return true
+	}
+	if !open(t) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
@@ -108,11 +125,8 @@ func (s *Service) intake(w http.ResponseWriter, r *http.Request, shown string, f
 		writeError(w, http.StatusBadRequest, "the body could not be read")
 		return
 	}
-	if t.SigningSecretVar != "" {
-		if msg, note := s.verify(t, r.Header, body, now); msg != "" {
-			reject(http.StatusUnauthorized, msg, note)
-			return
-		}
+	if !signed(t, body) {
+		return
 	}
 	key := r.Header.Get("webhook-id")
 	if key == "" {
@@ -124,8 +138,29 @@ func (s *Service) intake(w http.ResponseWriter, r *http.Request, shown string, f
 	}
 	d.Status, d.Outcome = http.StatusAccepted, OutcomeAccepted
 	c := call{method: r.Method, contentType: d.ContentType, query: r.URL.RawQuery, header: r.Header, body: body, receivedAt: now}
-	d, dup, err := s.accept(ctx, t, d, key, c)
+	out, dup, err := s.accept(ctx, t, d, key, c)
+	if errors.Is(err, errStale) {
+		// The trigger changed (paused, edited, deleted) after it was
+		// looked up, and nothing was written: look again, once.
+		s.found.clear()
+		switch t, ok, err = find(ctx, now); {
+		case err != nil:
+			s.log.Error("trigger call", "token", shown, "err", err)
+			writeError(w, http.StatusInternalServerError, "the trigger could not be read; try again")
+			return
+		case !ok:
+			writeError(w, http.StatusNotFound, "no trigger at this URL: the token is wrong, or it was rotated")
+			return
+		case !open(t) || !signed(t, body):
+			return
+		}
+		out, dup, err = s.accept(ctx, t, d, key, c)
+	}
+	d = out
 	switch {
+	case errors.Is(err, errStale):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "the trigger is being changed; try again")
 	case errors.Is(err, errBusy):
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusConflict, err.Error())

@@ -19,14 +19,16 @@
 // too, 429s at most once a minute), shown in the Automations tab.
 //
 // A call's delivery row and its run are written in one transaction
-// (Runs.StartTx), shared with the calls that arrive while the previous
+// (Runs.StartManyTx), shared with the calls that arrive while the previous
 // commit is under way (group.go): the intake costs a fraction of an fsync a
-// call, and a 202 always means both are on disk.
+// call, and a 202 always means both are on disk. The calls of a busy
+// trigger find it in a cache of lookups (cache.go), checked against the
+// trigger's row inside that transaction.
 //
 // Queuing a run goes through the Runs interface, so the package does not
-// depend on package run. The wiring adapts *run.Service exactly as
-// package schedule's doc shows, with run.SourceTrigger as the session kind
-// and source. Secrets is the workspace's variables (*secret.Variables has
+// depend on package run. The wiring adapts *run.Service as package
+// schedule's doc shows, with run.SourceTrigger as the session kind and
+// source, and StartManyTx over run's StartManyTx. Secrets is the workspace's variables (*secret.Variables has
 // the Lookup method). The service API maps onto the MCP tools
 // (list_triggers → List, upsert_trigger → Create or Update, test_trigger →
 // Test, rotate_trigger_token → Rotate, delete_trigger → Delete). The
@@ -128,16 +130,18 @@ type Update struct {
 	RateLimit        *int      `json:"rate_limit"`
 }
 
-// Runs queues the runs triggers start (the same shape as schedule.Runs).
+// Runs queues the runs triggers start (schedule.Runs with StartManyTx for
+// its StartTx: the calls that share a commit queue their runs together).
 type Runs interface {
 	// NewSession opens a trigger's own session with agentID.
 	NewSession(ctx context.Context, agentID string) (sessionID string, err error)
-	// StartTx durably queues a run inside tx, the caller's transaction, and
-	// returns its id without waiting for it. A fault error (wrong session
-	// or input) is returned before anything is written; any other error
+	// StartManyTx durably queues a run for each of inputs, in order, in
+	// sessionID inside tx, the caller's transaction, and returns their
+	// ids without waiting for them. A fault error (wrong session or any
+	// input) is returned before anything is written; any other error
 	// fails tx.
-	StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (runID string, err error)
-	// Started hands a run StartTx queued to the workers, once its
+	StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from string, inputs []string) (runIDs []string, err error)
+	// Started hands a run StartManyTx queued to the workers, once its
 	// transaction has committed.
 	Started(agentID, sessionID, runID string)
 	// Find returns the run of sessionID whose input contains marker (a
@@ -210,6 +214,7 @@ type Service struct {
 	cfg       Config
 
 	limits limiter
+	found  cache                      // recent lookups of tokens (cache.go)
 	writes group                      // shared commits of the intake's writes
 	stmts  func() (statements, error) // prepared on first use
 	mux    *http.ServeMux
@@ -228,9 +233,10 @@ func NewService(d Deps, cfg Config) *Service {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Service{db: d.DB, workspace: d.Workspace, runs: d.Runs, secrets: d.Secrets, bus: d.Bus, log: log,
-		cfg: cfg.withDefaults(), limits: limiter{buckets: map[string]*bucket{}}, writes: group{db: d.DB},
+		cfg: cfg.withDefaults(), limits: limiter{buckets: map[string]*bucket{}},
 		stmts: sync.OnceValues(func() (statements, error) { return prepare(d.DB) }),
 		mux:   http.NewServeMux(), inflight: map[string]chan struct{}{}}
+	s.writes = group{db: d.DB, accept: s.acceptAll}
 	s.mux.HandleFunc(PathPrefix+"{token}", s.Intake)
 	return s
 }
@@ -272,12 +278,13 @@ const columns = `t.id, t.agent_id, t.session_id, t.name, t.instruction, t.method
 	t.enabled, t.rate_limit, t.created_at, t.updated_at, t.rotated_at,
 	(SELECT max(expires_at) FROM trigger_tokens k WHERE k.trigger_id = t.id AND k.expires_at > ?)`
 
-func scan(row store.Scanner) (Trigger, error) {
+// scan reads a row of columns, and of extra columns after them into extra.
+func scan(row store.Scanner, extra ...any) (Trigger, error) {
 	var t Trigger
 	var methods, created, updated string
 	var rotated, oldExpires sql.NullString
-	err := row.Scan(&t.ID, &t.AgentID, &t.SessionID, &t.Name, &t.Instruction, &methods, &t.TokenPrefix, &t.SigningSecretVar,
-		&t.Enabled, &t.RateLimit, &created, &updated, &rotated, &oldExpires)
+	err := row.Scan(append([]any{&t.ID, &t.AgentID, &t.SessionID, &t.Name, &t.Instruction, &methods, &t.TokenPrefix, &t.SigningSecretVar,
+		&t.Enabled, &t.RateLimit, &created, &updated, &rotated, &oldExpires}, extra...)...)
 	if err != nil {
 		return Trigger{}, err
 	}
@@ -315,7 +322,7 @@ func (s *Service) List(ctx context.Context, agentID string) ([]Trigger, error) {
 	if agentID != "" {
 		q, args = q+` WHERE t.agent_id = ?`, append(args, agentID)
 	}
-	list, err := store.Query(ctx, s.db, scan, q+` ORDER BY t.created_at, t.id`, args...)
+	list, err := store.Query(ctx, s.db, func(r store.Scanner) (Trigger, error) { return scan(r) }, q+` ORDER BY t.created_at, t.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list triggers: %w", err)
 	}
@@ -452,6 +459,7 @@ func (s *Service) Update(ctx context.Context, id string, u Update) (Trigger, err
 	if err != nil {
 		return Trigger{}, fmt.Errorf("update trigger %q: %w", id, err)
 	}
+	s.found.clear()
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Trigger{}, fault.NotFound("no trigger with id %q", id)
 	}
@@ -480,6 +488,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM triggers WHERE id = ?`, id); err != nil {
 		return fmt.Errorf("delete trigger %q: %w", id, err)
 	}
+	s.found.clear()
 	s.log.Info("trigger deleted", "trigger", id, "token", t.TokenPrefix)
 	s.publish("trigger.deleted", t)
 	return nil
@@ -521,6 +530,7 @@ func (s *Service) Rotate(ctx context.Context, id string, grace time.Duration) (s
 	if err != nil {
 		return "", Trigger{}, fmt.Errorf("rotate the token of trigger %q: %w", id, err)
 	}
+	s.found.clear()
 	t, err := s.Get(ctx, id)
 	if err != nil {
 		return "", Trigger{}, err
@@ -542,39 +552,37 @@ func (s *Service) lookup(ctx context.Context, token string, now time.Time) (Trig
 	return t, ok, nil
 }
 
-// lookupHash finds the trigger whose live token has SHA-256 h (hex).
+// lookupHash finds the trigger whose live token has SHA-256 h (hex): in
+// the cache while it is fresh, else in the database.
 func (s *Service) lookupHash(ctx context.Context, h string, now time.Time) (Trigger, bool, error) {
+	t, ok, gen := s.found.get(h, now)
+	if ok {
+		return t, true, nil
+	}
 	st, err := s.stmts()
 	if err != nil {
 		return Trigger{}, false, err
 	}
 	ts := store.FormatTime(now)
-	t, err := scan(st.lookup.QueryRowContext(ctx, ts, h, ts))
+	var expires sql.NullString
+	t, err = scan(st.lookup.QueryRowContext(ctx, ts, h, ts), &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Trigger{}, false, nil
 	}
 	if err != nil {
 		return Trigger{}, false, err
 	}
+	s.found.put(h, t, optTime(expires), now, gen)
 	return t, true, nil
 }
 
 // Owns reports whether token opens a live trigger of this workspace. A
 // server with several workspaces asks each in turn which one's Handler
-// takes a call.
+// takes a call; the lookup is cached, so the Handler finds it again at no
+// cost.
 func (s *Service) Owns(ctx context.Context, token string) (bool, error) {
-	if !strings.HasPrefix(token, tokenPrefix) || len(token) > 200 {
-		return false, nil
-	}
-	st, err := s.stmts()
-	if err != nil {
-		return false, err
-	}
-	var n int
-	if err := st.owns.QueryRowContext(ctx, hash(token), store.FormatTime(s.now())).Scan(&n); err != nil {
-		return false, fmt.Errorf("look up trigger token %s: %w", Shown(token), err)
-	}
-	return n > 0, nil
+	_, ok, err := s.lookup(ctx, token, s.now())
+	return ok, err
 }
 
 // SharedWith lists the triggers of s that a live token of other's triggers

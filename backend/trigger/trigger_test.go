@@ -165,6 +165,35 @@ func TestIntakeRefusals(t *testing.T) {
 	}
 }
 
+// A change made behind the service's back (a cascade, another process)
+// reaches the calls though their lookups are cached: an accepted call is
+// checked against the trigger's row when it commits, and a refusal rests
+// on a lookup at most a second old.
+func TestIntakeSeesChangesMadeElsewhere(t *testing.T) {
+	e := newEnv(t)
+	token, tr := e.create(trigger.NewTrigger{})
+	if r := e.call("POST", token, `{}`); r.status != 202 {
+		t.Fatalf("first call: %d %v", r.status, r.body)
+	}
+	if _, err := e.db.Exec(`UPDATE triggers SET enabled = 0, updated_at = ? WHERE id = ?`,
+		store.FormatTime(e.clock.Now().Add(time.Second)), tr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.call("POST", token, `{}`); r.status != 503 {
+		t.Errorf("paused elsewhere: %d %v, want 503", r.status, r.body)
+	}
+	if n := len(e.sessionRuns(tr)); n != 1 {
+		t.Errorf("%d runs, want only the first call's", n)
+	}
+	if _, err := e.db.Exec(`DELETE FROM triggers WHERE id = ?`, tr.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Add(2 * time.Second)
+	if r := e.call("POST", token, `{}`); r.status != 404 {
+		t.Errorf("deleted elsewhere: %d %v, want 404", r.status, r.body)
+	}
+}
+
 func TestIdempotency(t *testing.T) {
 	e := newEnv(t)
 	token, tr := e.create(trigger.NewTrigger{RateLimit: 1000})

@@ -38,6 +38,16 @@ func (a automationRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessio
 	return r.ID, err
 }
 
+// StartManyTx queues the runs of a trigger's calls that share a commit.
+func (a automationRuns) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from string, inputs []string) ([]string, error) {
+	runs, err := a.runs.StartManyTx(ctx, tx, agentID, sessionID, a.source, inputs, run.StartOptions{From: from})
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids, err
+}
+
 func (a automationRuns) Started(agentID, sessionID, runID string) {
 	a.runs.Started(run.Run{ID: runID, AgentID: agentID, SessionID: sessionID})
 }
