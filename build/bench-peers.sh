@@ -6,7 +6,7 @@
 #     5 boxes and 20 agents; n8n as it starts)
 #   - webhook intake, wrk -t2 -c32 -d20s on loopback: Rerun's trigger (202
 #     once the delivery and its run are committed) and n8n's Webhook node
-#     (202 on receipt, the execution saved)
+#     (answering on receipt, the execution saved)
 #   build/bench-peers.sh SERVER_BINARY FAKELLM_BINARY
 set -euo pipefail
 srv=${1:-build/bin/rerun-server}
@@ -47,16 +47,19 @@ rerun_start() {
 api() { curl -sf -H "Authorization: Bearer $tok" "$@"; }
 rerun_ws() { api "$base/api/workspaces" | sed -n 's/.*"current":"\([^"]*\)".*/\1/p'; }
 
-# n8n: start USER_FOLDER PORT, sets pid.
-n8n_env() {
-  env N8N_USER_FOLDER="$1" N8N_PORT="$2" N8N_LISTEN_ADDRESS=127.0.0.1 N8N_DIAGNOSTICS_ENABLED=false \
-    N8N_VERSION_NOTIFICATIONS_ENABLED=false N8N_TEMPLATES_ENABLED=false N8N_PERSONALIZATION_ENABLED=false \
-    N8N_SECURE_COOKIE=false N8N_LOG_LEVEL=warn "${@:3}"
+# n8n: n8n_vars USER_FOLDER PORT sets vars, its environment; n8n_start
+# USER_FOLDER PORT starts it, sets pid, and waits until it answers and has
+# activated its published workflows.
+n8n_vars() {
+  vars=(N8N_USER_FOLDER="$1" N8N_PORT="$2" N8N_LISTEN_ADDRESS=127.0.0.1 N8N_DIAGNOSTICS_ENABLED=false
+    N8N_VERSION_NOTIFICATIONS_ENABLED=false N8N_TEMPLATES_ENABLED=false N8N_PERSONALIZATION_ENABLED=false
+    N8N_SECURE_COOKIE=false)
 }
 n8n_start() {
-  n8n_env "$1" "$2" "$n8n" start >"$tmp/n8n.log" 2>&1 &
+  n8n_vars "$1" "$2"
+  env "${vars[@]}" "$n8n" start >"$tmp/n8n.log" 2>&1 & # env execs n8n: $! is n8n itself
   pid=$!; pids+=("$pid")
-  until curl -sf -o /dev/null "http://127.0.0.1:$2/healthz/readiness"; do
+  until curl -sf -o /dev/null "http://127.0.0.1:$2/healthz/readiness" && grep -q "$3" "$tmp/n8n.log"; do
     kill -0 "$pid" 2>/dev/null || { echo "bench-peers: n8n exited:" >&2; cat "$tmp/n8n.log" >&2; exit 1; }
     sleep 0.01
   done
@@ -98,7 +101,7 @@ for round in $(seq "${ROUNDS:-3}"); do
 
   # n8n: fresh start, idle memory.
   port=$(( 20000 + RANDOM % 20000 ))
-  t0=$(now_ms); n8n_start "$tmp/n$round" "$port"
+  t0=$(now_ms); n8n_start "$tmp/n$round" "$port" "n8n ready on"
   n_start+=($(( $(now_ms) - t0 )))
   sleep $(( (t0 + 30000 - $(now_ms)) / 1000 > 0 ? (t0 + 30000 - $(now_ms)) / 1000 : 0 ))
   n_rss+=($(tree_kib "$pid")); stop "$pid"
@@ -118,9 +121,10 @@ for round in $(seq "${ROUNDS:-3}"); do
 
   # n8n: the same load on a published Webhook workflow.
   port=$(( 20000 + RANDOM % 20000 ))
-  n8n_env "$tmp/nh$round" "$port" "$n8n" import:workflow --input="$here/webhook-workflow.json" >/dev/null 2>&1
-  n8n_env "$tmp/nh$round" "$port" "$n8n" publish:workflow --id=BenchWebhook0001 >/dev/null 2>&1
-  n8n_start "$tmp/nh$round" "$port"
+  n8n_vars "$tmp/nh$round" "$port"
+  env "${vars[@]}" "$n8n" import:workflow --input="$here/webhook-workflow.json" >/dev/null 2>&1
+  env "${vars[@]}" "$n8n" publish:workflow --id=BenchWebhook0001 >/dev/null 2>&1
+  n8n_start "$tmp/nh$round" "$port" 'Activated workflow "Bench webhook"' 
   read -r rps p99 bad < <(hook "http://127.0.0.1:$port/webhook/bench")
   [ "$bad" = 0 ] || echo "bench-peers: n8n answered $bad requests with no 2xx" >&2
   n_rps+=("$rps"); n_p99+=("$(p99_ms "$p99")"); stop "$pid"
