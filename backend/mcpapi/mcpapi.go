@@ -162,7 +162,10 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	}
 	out, err := t.run(ctx, w, args)
 	var res *mcp.CallToolResult
-	if err != nil {
+	if a, ok := out.(*answer); ok && err == nil && !t.masked {
+		// Encoded before, with its wire form (readmodel.go).
+		res = &mcp.CallToolResult{Content: []mcp.Content{encodedText{mcp.NewTextContent(a.text), a.wire}}}
+	} else if err != nil {
 		res = mcp.NewToolResultError(mask(t.errorText(err)))
 	} else {
 		// Compact: the answer is read by programs and models, and every
