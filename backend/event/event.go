@@ -6,7 +6,10 @@
 // so by a Change of kind KindResync.
 package event
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // KindResync tells a subscriber it missed notices and should reload everything.
 const KindResync = "resync"
@@ -29,6 +32,10 @@ type Change struct {
 type Bus struct {
 	mu   sync.Mutex
 	subs map[*sub]struct{}
+	// all counts the changes of no one workspace, revs those of each
+	// (workspace id → *atomic.Uint64); see Revision.
+	all  atomic.Uint64
+	revs sync.Map
 }
 
 type sub struct {
@@ -36,8 +43,18 @@ type sub struct {
 	missed bool
 }
 
-// Publish hands c to every subscriber without waiting.
+// Publish hands c to every subscriber without waiting. Every change but
+// streamed text moves its workspace's Revision on first, so a reader that
+// checks Revision after the change was published never misses it, though
+// a subscriber that fell behind may.
 func (b *Bus) Publish(c Change) {
+	if c.Kind != KindDelta {
+		if c.Workspace == "" {
+			b.all.Add(1)
+		} else {
+			b.rev(c.Workspace).Add(1)
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
@@ -83,4 +100,21 @@ func (b *Bus) Subscribers() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.subs)
+}
+
+// Revision is a number that moves on with every change published for
+// workspace (or for no one workspace), streamed text aside: a read model
+// built at one revision is current while Revision returns the same. Read
+// it before reading what it guards, so a change committed during the read
+// moves it on.
+func (b *Bus) Revision(workspace string) uint64 {
+	return b.all.Load() + b.rev(workspace).Load()
+}
+
+func (b *Bus) rev(workspace string) *atomic.Uint64 {
+	if v, ok := b.revs.Load(workspace); ok {
+		return v.(*atomic.Uint64)
+	}
+	v, _ := b.revs.LoadOrStore(workspace, new(atomic.Uint64))
+	return v.(*atomic.Uint64)
 }

@@ -34,3 +34,21 @@ func TestUnsubscribe(t *testing.T) {
 	}
 	b.Publish(Change{Kind: "x"}) // must not panic on a closed channel
 }
+
+func TestRevision(t *testing.T) {
+	var b Bus
+	r0, other := b.Revision("ws"), b.Revision("other")
+	b.Publish(Change{Workspace: "ws", Kind: "agent.updated"})
+	if b.Revision("ws") == r0 || b.Revision("other") != other {
+		t.Errorf("a change of ws moved ws %d→%d, other %d→%d", r0, b.Revision("ws"), other, b.Revision("other"))
+	}
+	r1 := b.Revision("ws")
+	b.Publish(Change{Workspace: "ws", Kind: KindDelta, Text: "tok"})
+	if b.Revision("ws") != r1 {
+		t.Errorf("streamed text moved the revision")
+	}
+	b.Publish(Change{Kind: "sync.settings"}) // of no one workspace: moves all
+	if b.Revision("ws") == r1 || b.Revision("other") == other {
+		t.Errorf("a change of no workspace did not move every revision")
+	}
+}

@@ -148,9 +148,11 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if s, ok := raw.(string); ok {
 		return mcp.NewToolResultError(fmt.Sprintf("arguments must be a JSON object such as {\"agent\":\"@handle\"}, not a string (%.40q); send the object itself, not its JSON text", s)), nil
 	}
-	args, err := json.Marshal(raw)
-	if err != nil || string(args) == "null" {
-		args = []byte(`{}`)
+	args := emptyArgs // the common case of a list: nothing to encode or check
+	if m, ok := raw.(map[string]any); !ok || len(m) > 0 {
+		if args, err = json.Marshal(raw); err != nil || string(args) == "null" {
+			args = emptyArgs
+		}
 	}
 	mask := func(s string) string { return s }
 	if r := redactor(w); t.masked && r != nil {
@@ -162,7 +164,10 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	}
 	out, err := t.run(ctx, w, args)
 	var res *mcp.CallToolResult
-	if err != nil {
+	if a, ok := out.(*answer); ok && err == nil && !t.masked {
+		// Encoded before, with its wire form (readmodel.go).
+		res = &mcp.CallToolResult{Content: []mcp.Content{encodedText{mcp.NewTextContent(a.text), a.wire}}}
+	} else if err != nil {
 		res = mcp.NewToolResultError(mask(t.errorText(err)))
 	} else {
 		// Compact: the answer is read by programs and models, and every
@@ -186,13 +191,15 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	return res, nil
 }
 
+var emptyArgs = json.RawMessage(`{}`)
+
 // tolerate drops the top-level arguments the tool's schema does not name,
 // and returns their names, quoted. A name that looks like a credential, or
 // that is a likely typo of a real one, is kept so decode refuses it with
 // what to do ("did you mean …").
 func (t toolDef) tolerate(args []byte) ([]byte, []string) {
 	var in map[string]json.RawMessage
-	if json.Unmarshal(args, &in) != nil || len(in) == 0 {
+	if string(args) == "{}" || json.Unmarshal(args, &in) != nil || len(in) == 0 {
 		return args, nil
 	}
 	var schema struct {
@@ -332,7 +339,17 @@ func Handler(home *workspace.Home, version string, log *slog.Logger, opts ...Opt
 				return
 			}
 		case http.MethodPost:
-			body, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, 8<<20))
+			// mcp-go reads the body before ServeHTTP returns, so its buffer
+			// serves the next request.
+			buf := bodies.Get().(*bytes.Buffer)
+			buf.Reset()
+			defer func() {
+				if buf.Cap() <= 64<<10 {
+					bodies.Put(buf)
+				}
+			}()
+			_, err := buf.ReadFrom(http.MaxBytesReader(rw, r.Body, 8<<20))
+			body := buf.Bytes()
 			if err != nil {
 				writeRPCError(rw, http.StatusRequestEntityTooLarge, -32700, "the request body is too large or could not be read")
 				return
@@ -365,6 +382,9 @@ func Handler(home *workspace.Home, version string, log *slog.Logger, opts ...Opt
 		streamable.ServeHTTP(rw, r.WithContext(ctx))
 	})
 }
+
+// bodies are the buffers of requests' bodies.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // bindOnHeader returns rw calling bind once, just before the status line is
 // written; it flushes only when rw does, so mcp-go streams only where it can.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/budget"
 	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/run"
@@ -111,6 +112,11 @@ func findSpace(ctx context.Context, w *workspace.Workspace, ref string) (string,
 	if err != nil {
 		return "", err
 	}
+	return spaceIn(boxes, ref)
+}
+
+// spaceIn is findSpace among boxes.
+func spaceIn(boxes []box.Box, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" && len(boxes) > 0 {
 		return boxes[0].ID, nil
@@ -147,23 +153,21 @@ func agentTools() []toolDef {
 			if err := decode(args, &struct{}{}); err != nil {
 				return nil, err
 			}
-			boxes, err := w.Boxes.List(ctx)
+			r, err := rosterOf(ctx, w) // readmodel.go
 			if err != nil {
 				return nil, err
 			}
-			agents, err := w.Agents.Roster(ctx)
-			if err != nil {
-				return nil, err
-			}
-			count := map[string]int{}
-			for _, a := range agents {
-				count[a.BoxID]++
-			}
-			out := []Space{}
-			for _, b := range boxes {
-				out = append(out, Space{b.ID, b.Name, b.Position, count[b.ID]})
-			}
-			return map[string]any{"spaces": out}, nil
+			return r.answer("spaces", func() any {
+				count := map[string]int{}
+				for _, a := range r.agents {
+					count[a.BoxID]++
+				}
+				out := []Space{}
+				for _, b := range r.boxes {
+					out = append(out, Space{b.ID, b.Name, b.Position, count[b.ID]})
+				}
+				return map[string]any{"spaces": out}
+			})
 		},
 	}, {
 		name: "list_agents", title: "List agents", readOnly: true, idempotent: true,
@@ -176,38 +180,36 @@ func agentTools() []toolDef {
 			if err := decode(args, &in); err != nil {
 				return nil, err
 			}
+			r, err := rosterOf(ctx, w) // readmodel.go
+			if err != nil {
+				return nil, err
+			}
 			space := ""
 			if in.Space != "" {
-				id, err := findSpace(ctx, w, in.Space)
+				id, err := spaceIn(r.boxes, in.Space)
 				if err != nil {
 					return nil, err
 				}
 				space = id
 			}
-			agents, err := w.Agents.Roster(ctx) // no souls: the list does not show them
-			if err != nil {
-				return nil, err
-			}
-			boxes, err := w.Boxes.List(ctx)
-			if err != nil {
-				return nil, err
-			}
-			names := make(map[string]string, len(boxes))
-			for _, b := range boxes {
-				names[b.ID] = b.Name
-			}
-			out := make([]Agent, 0, len(agents))
-			for _, a := range agents {
-				if a.Builtin != "" {
-					continue // has no space; get_agent and send_message reach it by @handle
+			return r.answer("agents:"+space, func() any {
+				names := make(map[string]string, len(r.boxes))
+				for _, b := range r.boxes {
+					names[b.ID] = b.Name
 				}
-				if space == "" || a.BoxID == space {
-					v := toAgent(ctx, nil, a, false)
-					v.Space = names[a.BoxID]
-					out = append(out, v)
+				out := make([]Agent, 0, len(r.agents))
+				for _, a := range r.agents {
+					if a.Builtin != "" {
+						continue // has no space; get_agent and send_message reach it by @handle
+					}
+					if space == "" || a.BoxID == space {
+						v := toAgent(ctx, nil, a, false)
+						v.Space = names[a.BoxID]
+						out = append(out, v)
+					}
 				}
-			}
-			return map[string]any{"agents": out}, nil
+				return map[string]any{"agents": out}
+			})
 		},
 	}, {
 		name: "get_agent", title: "Get an agent", readOnly: true, idempotent: true,

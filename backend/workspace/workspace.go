@@ -189,6 +189,7 @@ type Workspace struct {
 	// AgentFiles export an agent with what it learned, and import one.
 	AgentFiles *agentfile.Service
 
+	bus  *event.Bus
 	mu   sync.Mutex
 	info Info
 	// stopServing ends what Home.serve started for this workspace (nil
@@ -196,6 +197,13 @@ type Workspace struct {
 	stopServing context.CancelFunc
 	served      sync.WaitGroup
 }
+
+// Revision moves on with every change published for the workspace (its
+// agents, boxes and runs, here or applied by sync from another device):
+// what was read at one revision is current while Revision returns the same
+// (event.Bus.Revision). Nothing else writes a workspace's records: its data
+// directory is locked to one process.
+func (w *Workspace) Revision() uint64 { return w.bus.Revision(w.Info().ID) }
 
 // Info returns the workspace's id and current name.
 func (w *Workspace) Info() Info {
@@ -470,6 +478,7 @@ func (h *Home) openWorkspaceThen(ctx context.Context, id string, ready func(*Wor
 		return nil, fmt.Errorf("open workspace %s browsers: %w", id, err)
 	}
 	w := &Workspace{
+		bus:       &h.bus,
 		Browsers:  browsers,
 		Dir:       dir,
 		DB:        db,
