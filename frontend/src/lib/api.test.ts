@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, api, credentialPrompt, errorMessage } from './api';
+import { ApiError, api, credentialPrompt, endEarly, errorMessage } from './api';
 
 type Call = { url: string; init: RequestInit };
 let calls: Call[];
@@ -21,6 +21,36 @@ function json(status: number, body: unknown): Response {
 
 const last = () => calls[calls.length - 1]!;
 const bodyOf = (c: Call) => JSON.parse(c.init.body as string) as unknown;
+
+describe('the first board, asked for by index.html', () => {
+  afterEach(() => endEarly());
+
+  it('takes each early answer once, then asks again', async () => {
+    const g = globalThis as { __rerunEarly?: Record<string, Promise<Response>> };
+    g.__rerunEarly = { '/api/workspaces/ws_1/board': Promise.resolve(json(200, { agents: ['early'] })) };
+    answer = () => json(200, { agents: ['fresh'] });
+    await expect(api.getBoard('ws_1')).resolves.toEqual({ agents: ['early'] });
+    expect(calls).toHaveLength(0);
+    await expect(api.getBoard('ws_1')).resolves.toEqual({ agents: ['fresh'] });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('forgets the answers not taken once the board is in', async () => {
+    const g = globalThis as { __rerunEarly?: Record<string, Promise<Response>> };
+    g.__rerunEarly = { '/api/capabilities': Promise.resolve(json(200, ['old'])) };
+    endEarly();
+    answer = () => json(200, ['new']);
+    await expect(api.listCapabilities()).resolves.toEqual(['new']);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('an early 401 signs out as any other would', async () => {
+    const g = globalThis as { __rerunEarly?: Record<string, Promise<Response>> };
+    g.__rerunEarly = { '/api/workspaces': Promise.resolve(json(401, { error: 'sign in' })) };
+    await expect(api.listWorkspaces()).rejects.toMatchObject({ status: 401 });
+    expect(calls).toHaveLength(0);
+  });
+});
 
 describe('requests', () => {
   it('gets the board of a workspace with the same-origin cookie and no body', async () => {

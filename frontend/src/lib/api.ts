@@ -97,6 +97,25 @@ class RawBody {
   ) {}
 }
 
+/**
+ * The first board's requests, which index.html sends before this script has
+ * loaded (window.__rerunEarly, by path): a GET of one of them takes its
+ * answer, once. endEarly drops what is left once the board is in, so no
+ * later read gets an old answer.
+ */
+type Early = Record<string, Promise<Response> | undefined>;
+function early(path: string): Promise<Response> | undefined {
+  const all = (globalThis as { __rerunEarly?: Early }).__rerunEarly;
+  const res = all?.[path];
+  if (all && res) delete all[path];
+  return res;
+}
+
+/** Forgets index.html's early requests not taken (see early). */
+export function endEarly(): void {
+  delete (globalThis as { __rerunEarly?: Early }).__rerunEarly;
+}
+
 async function request<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = {
     method,
@@ -112,7 +131,7 @@ async function request<T>(method: Method, path: string, body?: unknown): Promise
   }
   let res: Response;
   try {
-    res = await fetch(path, init);
+    res = await ((method === 'GET' && body === undefined && early(path)) || fetch(path, init));
   } catch (err) {
     throw new ApiError(0, `Cannot reach Rerun (${errorMessage(err)}). Is it still running?`);
   }
