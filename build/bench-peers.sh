@@ -65,23 +65,9 @@ n8n_start() {
   done
 }
 
-cat >"$tmp/hook.lua" <<'LUA'
-local counter = 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-end
-local n = 0
-wrk.method = "POST"
-wrk.body = '{"type":"order.created","data":{"id":"ord_123","amount":4200,"currency":"eur","customer":"cus_9"}}'
-function request()
-  n = n + 1
-  return wrk.format(nil, nil, {["Content-Type"] = "application/json", ["webhook-id"] = "msg_" .. id .. "_" .. n})
-end
-LUA
 hook() { # hook URL: prints "req/s p99 non-2xx"
-  wrk -t2 -c32 -d20s --latency -s "$tmp/hook.lua" "$1" >"$tmp/wrk"
-  awk '/^Requests\/sec/ {r = $2} $1 == "99%" {p = $2} /Non-2xx/ {b = $NF} END {printf "%.0f %s %d\n", r, p, b}' "$tmp/wrk"
+  wrk -t2 -c32 -d20s --latency -s "$here/../bench-hook.lua" "$1" >"$tmp/wrk"
+  awk '/^Requests\/sec/ {r = $2} $1 == "99%" {p = $2} $1 == "not2xx" {b = $2} END {printf "%.0f %s %d\n", r, p, b}' "$tmp/wrk"
 }
 p99_ms() { awk '{v = $1; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; printf "%.2f", v}' <<<"$1"; }
 

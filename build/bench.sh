@@ -110,32 +110,8 @@ elif [ ! -x "$fake" ]; then
   echo "webhook intake: $fake is missing (make $fake)"
 else
   (cd "$root" && go build -o "$tmp/hookbench" ./build/hookbench)
-  cat >"$tmp/hook.lua" <<'LUA'
-local threads, counter = {}, 0
-function setup(thread)
-  counter = counter + 1
-  thread:set("id", counter)
-  table.insert(threads, thread)
-end
-function init(args) ok, bad = 0, 0 end
-local n = 0
-wrk.method = "POST"
-wrk.body = '{"type":"order.created","data":{"id":"ord_123","amount":4200,"currency":"eur","customer":"cus_9"}}'
-function request()
-  n = n + 1
-  return wrk.format(nil, nil, {["Content-Type"] = "application/json", ["webhook-id"] = "msg_" .. id .. "_" .. n})
-end
-function response(status, headers, body)
-  if status >= 200 and status < 300 then ok = ok + 1 else bad = bad + 1 end
-end
-function done(summary, latency, requests)
-  local o, b = 0, 0
-  for _, t in ipairs(threads) do o, b = o + t:get("ok"), b + t:get("bad") end
-  io.write(string.format("2xx %d\nnot2xx %d\n", o, b))
-end
-LUA
   load() { # load URL: wrk, then "req/s p50-ms p99-ms 2xx not-2xx" on stdout
-    wrk -t2 -c32 -d20s --latency -s "$tmp/hook.lua" "$1" >"$tmp/wrk"
+    wrk -t2 -c32 -d20s --latency -s "$root/build/bench-hook.lua" "$1" >"$tmp/wrk"
     awk 'function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
       /^Requests\/sec/ { rps = $2 } $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
       $1 == "2xx" { ok = $2 } $1 == "not2xx" { bad = $2 }
