@@ -48,8 +48,14 @@ func (r *recorder) Started(p Process) error {
 	defer r.mu.Unlock()
 	r.started = append(r.started, p)
 	if r.startedToDir != "" {
+		// Written whole under another name and renamed, so a reader never
+		// sees half of it.
 		b, _ := json.Marshal(p)
-		return os.WriteFile(filepath.Join(r.startedToDir, "process.json"), b, 0o600)
+		tmp := filepath.Join(r.startedToDir, "process.json.tmp")
+		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+			return err
+		}
+		return os.Rename(tmp, filepath.Join(r.startedToDir, "process.json"))
 	}
 	return nil
 }
@@ -108,9 +114,14 @@ func TestCrashEndsTheGroup(t *testing.T) {
 	defer child.Process.Kill()
 	sh, bg := readPID(t, filepath.Join(dir, "sh.pid")), readPID(t, filepath.Join(dir, "bg.pid"))
 	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
+	// The shell can write its pid before the app has recorded it started.
 	var p Process
-	b, err := os.ReadFile(filepath.Join(dir, "process.json"))
-	if err != nil || json.Unmarshal(b, &p) != nil || p.PID != sh {
+	var b []byte
+	waittest.Until(t, "the app to record the shell", func() bool {
+		b, _ = os.ReadFile(filepath.Join(dir, "process.json"))
+		return b != nil
+	})
+	if err := json.Unmarshal(b, &p); err != nil || p.PID != sh {
 		t.Fatalf("recorded process %s (%v), want the shell %d", b, err, sh)
 	}
 	child.Process.Signal(syscall.SIGKILL)
