@@ -76,24 +76,14 @@ func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionI
 	rows := make([][]any, len(inputs))
 	steps := make([][]any, len(inputs))
 	for i, input := range inputs {
-		// A secret pasted into a message is masked before it is stored or
-		// sent to a model.
-		input = strings.TrimSpace(s.redact(input))
-		if input == "" {
-			return nil, fault.Invalid("the message is empty; write what the agent should do")
+		r, data, err := s.newRun(agentID, sessionID, source, input, o)
+		if err != nil {
+			return nil, err
 		}
-		if len(input) > maxInput {
-			return nil, fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
-		}
-		// Each run has its own time, so the session's queue keeps their order.
-		now := s.now()
-		ts := store.FormatTime(now)
-		r := Run{ID: store.NewSortedID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
-			Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}
-		data, _ := json.Marshal(InputData{Text: input, From: o.From})
+		ts := store.FormatTime(r.CreatedAt)
 		runs[i] = r
-		rows[i] = []any{r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, Queued, input, ts}
-		steps[i] = []any{r.ID, string(data), ts, ts}
+		rows[i] = []any{r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, Queued, r.Input, ts}
+		steps[i] = []any{r.ID, data, ts, ts}
 	}
 	if len(runs) == 0 {
 		return runs, nil
@@ -129,6 +119,148 @@ func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionI
 		return nil, err
 	}
 	return runs, nil
+}
+
+// newRun checks input and makes the queued run of it, and the data of its
+// input step; a fault error says what to change.
+func (s *Service) newRun(agentID, sessionID, source, input string, o StartOptions) (Run, string, error) {
+	// A secret pasted into a message is masked before it is stored or
+	// sent to a model.
+	input = strings.TrimSpace(s.redact(input))
+	if input == "" {
+		return Run{}, "", fault.Invalid("the message is empty; write what the agent should do")
+	}
+	if len(input) > maxInput {
+		return Run{}, "", fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
+	}
+	// Each run has its own time, so the session's queue keeps their order.
+	now := s.now()
+	data, _ := json.Marshal(InputData{Text: input, From: o.From})
+	return Run{ID: store.NewSortedID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
+		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}, string(data), nil
+}
+
+// NewRun is one run of StartEachTx.
+type NewRun struct {
+	AgentID, SessionID string
+	Source             string // SourceSchedule, SourceTrigger, …
+	From               string // who wrote the input, shown in the chat
+	Input              string
+}
+
+// The statements of StartEachTx: each takes its rows as one JSON array
+// (json_each), so their number does not grow with the runs'.
+const (
+	// Rows are session ids; an unknown one has no agent.
+	eachOwners = `SELECT k.value, coalesce(s.agent_id, '') FROM json_each(?) AS k LEFT JOIN sessions AS s ON s.id = k.value`
+	// Rows are [session id, updated at, title].
+	eachSessions = `UPDATE sessions SET updated_at = n.value->>1, title = CASE WHEN title = '' THEN n.value->>2 ELSE title END
+		FROM json_each(?) AS n WHERE sessions.id = n.value->>0`
+	// Rows are [id, agent id, session id, source, input, created at].
+	eachRuns = `INSERT INTO runs (id, agent_id, session_id, source, status, input, steps, created_at)
+		SELECT value->>0, value->>1, value->>2, value->>3, 'queued', value->>4, 1, value->>5 FROM json_each(?)`
+	// Rows are [run id, data, time].
+	eachSteps = `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at)
+		SELECT value->>0, 1, 'input', value->>1, value->>2, value->>2 FROM json_each(?)`
+)
+
+// StartEachTx is StartTx for runs of many sessions: a burst of schedules
+// due at one instant, each firing in its own session. However many there
+// are, it costs four statements: the sessions are checked in one, updated
+// in another, and the runs and their input steps inserted from one JSON
+// array each. The search index on steps is so written once for all of
+// them; a statement each made FTS5 flush its pending terms at the end of
+// every statement, which cost a burst of 10,000 fires a fifth of its time.
+//
+// errs[i] is the fault error of news[i] (a wrong session or input), for
+// which nothing is written; runs[i] is the queued run otherwise. Pass the
+// runs without an error to Started once tx has committed. After any other
+// error tx must be rolled back.
+func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (runs []Run, errs []error, err error) {
+	runs, errs = make([]Run, len(news)), make([]error, len(news))
+	ids := make([]string, len(news))
+	for i, n := range news {
+		ids[i] = n.SessionID
+	}
+	owner := make(map[string]string, len(news))
+	st, err := s.db.Prepared(eachOwners)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, _ := json.Marshal(ids)
+	rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, string(b))
+	if err != nil {
+		return nil, nil, err
+	}
+	for rows.Next() {
+		var id, agentID string
+		if err := rows.Scan(&id, &agentID); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		owner[id] = agentID
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+
+	var runRows, stepRows [][]any
+	type session struct{ at, title string }
+	sessions := map[string]session{}
+	var order []string
+	for i, n := range news {
+		switch a := owner[n.SessionID]; {
+		case a == "":
+			errs[i] = fault.NotFound("no session with id %q", n.SessionID)
+			continue
+		case a != n.AgentID:
+			errs[i] = fault.Invalid("session %q belongs to another agent", n.SessionID)
+			continue
+		}
+		o := StartOptions{From: n.From}
+		if o.From == "" {
+			o.From = map[string]string{SourceChat: "you", SourceAPI: "api"}[n.Source]
+		}
+		r, data, err := s.newRun(n.AgentID, n.SessionID, n.Source, n.Input, o)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		runs[i] = r
+		ts := store.FormatTime(r.CreatedAt)
+		runRows = append(runRows, []any{r.ID, r.AgentID, r.SessionID, r.Source, r.Input, ts})
+		stepRows = append(stepRows, []any{r.ID, data, ts})
+		// A session's title comes from its first run; its time is its last.
+		if x, ok := sessions[n.SessionID]; ok {
+			sessions[n.SessionID] = session{ts, x.title}
+		} else {
+			sessions[n.SessionID] = session{ts, titleFrom(r.Input)}
+			order = append(order, n.SessionID)
+		}
+	}
+	if len(runRows) == 0 {
+		return runs, errs, nil
+	}
+	sessionRows := make([][]any, 0, len(order))
+	for _, id := range order {
+		x := sessions[id]
+		sessionRows = append(sessionRows, []any{id, x.at, x.title})
+	}
+	for _, w := range []struct {
+		query string
+		rows  [][]any
+	}{{eachSessions, sessionRows}, {eachRuns, runRows}, {eachSteps, stepRows}} {
+		st, err := s.db.Prepared(w.query)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, _ := json.Marshal(w.rows)
+		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, string(b)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return runs, errs, nil
 }
 
 // startStatements are the writes of StartManyTx.

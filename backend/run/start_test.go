@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
@@ -74,5 +75,77 @@ func TestStartTxCommitsWithTheCaller(t *testing.T) {
 	f.svc.Started(r)
 	if done := f.wait(r.ID); done.Status != run.Done || done.Output != "Counted." {
 		t.Errorf("after Started: %s %q, want done with the answer", done.Status, done.Output)
+	}
+}
+
+// StartEachTx queues the runs of many sessions in one go: the ones it
+// refuses (a wrong session, another agent's, an empty input) get their
+// error and write nothing; the others are queued in order, each session
+// titled from its first run, each input step in the search index, and they
+// execute once Started.
+func TestStartEachTx(t *testing.T) {
+	f := setup(t, "openai", run.Config{})
+	ctx := context.Background()
+	a, other := f.agent("Ada"), f.agent("Bo")
+	s1, _ := f.svc.NewSession(ctx, a.ID, run.SourceSchedule, "")
+	s2, _ := f.svc.NewSession(ctx, a.ID, run.SourceSchedule, "")
+	otherSess, _ := f.svc.NewSession(ctx, other.ID, run.SourceSchedule, "")
+	news := []run.NewRun{
+		{AgentID: a.ID, SessionID: s1.ID, Source: run.SourceSchedule, From: "schedule", Input: "Water the plants.\nAll of them."},
+		{AgentID: a.ID, SessionID: "ses_nope", Source: run.SourceSchedule, Input: "lost"},
+		{AgentID: a.ID, SessionID: otherSess.ID, Source: run.SourceSchedule, Input: "not yours"},
+		{AgentID: a.ID, SessionID: s2.ID, Source: run.SourceSchedule, Input: "   "},
+		{AgentID: a.ID, SessionID: s2.ID, Source: run.SourceSchedule, Input: "Feed the cat."},
+		{AgentID: a.ID, SessionID: s1.ID, Source: run.SourceSchedule, Input: "Water them again."},
+	}
+	var runs []run.Run
+	var errs []error
+	err := f.db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		runs, errs, err = f.svc.StartEachTx(ctx, tx, news)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []error{nil, fault.ErrNotFound, fault.ErrInvalid, fault.ErrInvalid, nil, nil} {
+		if (want == nil) != (errs[i] == nil) || want != nil && !errors.Is(errs[i], want) {
+			t.Errorf("news[%d] (%s, %q): error %v, want %v", i, news[i].SessionID, news[i].Input, errs[i], want)
+		}
+		if (errs[i] == nil) != (runs[i].ID != "") {
+			t.Errorf("news[%d]: run %q beside error %v", i, runs[i].ID, errs[i])
+		}
+	}
+	for _, tc := range []struct {
+		session, title string
+		inputs         []string
+	}{{s1.ID, "Water the plants.", []string{"Water the plants.\nAll of them.", "Water them again."}}, {s2.ID, "Feed the cat.", []string{"Feed the cat."}}} {
+		list, _ := f.svc.List(ctx, run.ListOptions{SessionID: tc.session})
+		var inputs []string
+		for i := len(list) - 1; i >= 0; i-- { // newest first
+			inputs = append(inputs, list[i].Input)
+			if list[i].Status != run.Queued || list[i].Source != run.SourceSchedule {
+				t.Errorf("run %s: %s from %s, want queued from schedule", list[i].ID, list[i].Status, list[i].Source)
+			}
+		}
+		if fmt.Sprint(inputs) != fmt.Sprint(tc.inputs) {
+			t.Errorf("session %s runs %q, want %q in order", tc.session, inputs, tc.inputs)
+		}
+		if got, _ := f.svc.Session(ctx, tc.session); got.Title != tc.title {
+			t.Errorf("session %s title %q, want %q", tc.session, got.Title, tc.title)
+		}
+	}
+	if list, _ := f.svc.List(ctx, run.ListOptions{AgentID: other.ID}); len(list) != 0 {
+		t.Errorf("the other agent got runs: %+v", list)
+	}
+	var indexed int
+	if err := f.db.QueryRowContext(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH 'water'`).Scan(&indexed); err != nil || indexed != 2 {
+		t.Errorf("search finds %d inputs with 'water' (%v), want 2", indexed, err)
+	}
+
+	f.fake.Script(llmtest.Text("Fed."))
+	f.svc.Started(runs[4])
+	if done := f.wait(runs[4].ID); done.Status != run.Done || done.Output != "Fed." {
+		t.Errorf("after Started: %s %q, want done", done.Status, done.Output)
 	}
 }

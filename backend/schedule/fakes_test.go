@@ -13,6 +13,7 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/agent"
 	"github.com/rerun-build/rerun-desktop/backend/box"
 	"github.com/rerun-build/rerun-desktop/backend/event"
+	"github.com/rerun-build/rerun-desktop/backend/fault"
 	"github.com/rerun-build/rerun-desktop/backend/schedule"
 	"github.com/rerun-build/rerun-desktop/backend/store"
 )
@@ -62,21 +63,29 @@ func (r *runs) NewSession(ctx context.Context, agentID string) (string, error) {
 	return fmt.Sprintf("ses_%d", r.sessions), nil
 }
 
-func (r *runs) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
-	if r.before != nil {
-		if err := r.before(ctx); err != nil {
-			return "", err
+func (r *runs) StartEachTx(ctx context.Context, tx *sql.Tx, starts []schedule.Start) ([]string, []error, error) {
+	ids, errs := make([]string, len(starts)), make([]error, len(starts))
+	for i, x := range starts {
+		if r.before != nil {
+			if err := r.before(ctx); err != nil {
+				if fault.Is(err) {
+					errs[i] = err
+					continue
+				}
+				return nil, nil, err
+			}
 		}
+		r.mu.Lock()
+		r.n++
+		q := queued{fmt.Sprintf("run_%d", r.n), x.AgentID, x.SessionID, x.From, x.Input}
+		if r.pending == nil {
+			r.pending = map[string]queued{}
+		}
+		r.pending[q.ID] = q
+		r.mu.Unlock()
+		ids[i] = q.ID
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.n++
-	q := queued{fmt.Sprintf("run_%d", r.n), agentID, sessionID, from, input}
-	if r.pending == nil {
-		r.pending = map[string]queued{}
-	}
-	r.pending[q.ID] = q
-	return q.ID, nil
+	return ids, errs, nil
 }
 
 func (r *runs) Started(agentID, sessionID, runID string) {

@@ -349,20 +349,15 @@ func (s *Service) claimAll(ctx context.Context, tx *sql.Tx, st statements, due [
 				}
 				note += fmt.Sprintf(" (and %s%d earlier missed times not listed)", more, p.unlisted)
 			}
-			fires = append(fires, []any{store.NewID("fire"), sch.ID, store.FormatTime(t), OutcomeMissed, note, "", ""})
+			fires = append(fires, []any{store.NewSortedID("fire"), sch.ID, store.FormatTime(t), OutcomeMissed, note, "", ""})
 		}
 		lastFired := sch.LastFiredAt
 		if at := store.FormatTime(p.fire); !p.fire.IsZero() && !taken[[2]string{sch.ID, at}] {
-			f := Fire{ID: store.NewID("fire"), ScheduleID: sch.ID, ScheduledFor: p.fire.In(x.loc), FiredAt: now, Outcome: OutcomeFired}
+			f := Fire{ID: store.NewSortedID("fire"), ScheduleID: sch.ID, ScheduledFor: p.fire.In(x.loc), FiredAt: now, Outcome: OutcomeFired}
 			if p.late {
 				f.Note = fmt.Sprintf("started %s late: the computer was asleep or the app was closed", shortDuration(now.Sub(p.fire)))
 			}
-			c := claimed{fire: f, sch: sch}
-			if err := s.queue(ctx, tx, &c); err != nil {
-				return nil, nil, fmt.Errorf("schedule %s: %w", sch.ID, err)
-			}
-			fires = append(fires, []any{f.ID, sch.ID, at, OutcomeFired, f.Note, c.fire.RunID, c.fire.Error})
-			out = append(out, c)
+			out = append(out, claimed{fire: f, sch: sch})
 			lastFired = &now
 		}
 		enabled := 0
@@ -371,6 +366,13 @@ func (s *Service) claimAll(ctx context.Context, tx *sql.Tx, st statements, due [
 		}
 		next = append(next, []any{sch.ID, nullTime(&p.next), enabled, nullTime(lastFired), store.FormatTime(*sch.NextFireAt)})
 		changed = append(changed, sch)
+	}
+	// The runs of the batch's fires, queued together.
+	if err := s.queue(ctx, tx, out); err != nil {
+		return nil, nil, err
+	}
+	for _, c := range out {
+		fires = append(fires, []any{c.fire.ID, c.sch.ID, store.FormatTime(c.fire.ScheduledFor), OutcomeFired, c.fire.Note, c.fire.RunID, c.fire.Error})
 	}
 	if len(fires) > 0 {
 		if _, err := tx.StmtContext(ctx, st.fires).ExecContext(ctx, ts, jsonRows(fires)); err != nil {
@@ -415,20 +417,34 @@ func jsonRows(rows [][]any) string {
 	return string(b)
 }
 
-// queue queues the run of claimed fire c inside tx and sets its id on
-// c.fire; when the run cannot be queued (the session is gone, say), it sets
-// why instead. The caller writes the fire in tx. Any other error fails tx.
-func (s *Service) queue(ctx context.Context, tx *sql.Tx, c *claimed) error {
-	runID, err := s.runs.StartTx(ctx, tx, c.sch.AgentID, c.sch.SessionID, fromLabel(c.sch), runInput(c.sch, c.fire))
-	switch {
-	case fault.Is(err):
-		c.err = err
-		c.fire.Error = "the run could not be queued: " + fault.Message(err)
-		s.log.Warn("queue scheduled run", "schedule", c.sch.ID, "fire", c.fire.ID, "err", err)
-	case err != nil:
-		return fmt.Errorf("queue the run of fire %s: %w", c.fire.ID, err)
-	default:
-		c.fire.RunID = runID
+// queue queues the runs of claimed fires cs inside tx, together, and sets
+// each one's id on its fire; a run that cannot be queued (its session is
+// gone, say) gets why instead. The caller writes the fires in tx. Any other
+// error fails tx.
+func (s *Service) queue(ctx context.Context, tx *sql.Tx, cs []claimed) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	starts := make([]Start, len(cs))
+	for i, c := range cs {
+		starts[i] = Start{AgentID: c.sch.AgentID, SessionID: c.sch.SessionID, From: fromLabel(c.sch), Input: runInput(c.sch, c.fire)}
+	}
+	ids, errs, err := s.runs.StartEachTx(ctx, tx, starts)
+	if err != nil {
+		return fmt.Errorf("queue the runs of %d fires: %w", len(cs), err)
+	}
+	for i := range cs {
+		c := &cs[i]
+		switch err := errs[i]; {
+		case fault.Is(err):
+			c.err = err
+			c.fire.Error = "the run could not be queued: " + fault.Message(err)
+			s.log.Warn("queue scheduled run", "schedule", c.sch.ID, "fire", c.fire.ID, "err", err)
+		case err != nil:
+			return fmt.Errorf("queue the run of fire %s: %w", c.fire.ID, err)
+		default:
+			c.fire.RunID = ids[i]
+		}
 	}
 	return nil
 }
@@ -494,9 +510,11 @@ func (s *Service) settlePending(ctx context.Context, now time.Time) error {
 			if c.fire.RunID == "" && c.fire.Error == "" {
 				s.log.Info("queue the run of a fire interrupted by a restart", "schedule", sch.ID, "fire", f.ID)
 				queued = true
-				if err := s.queue(ctx, tx, &c); err != nil {
+				one := []claimed{c}
+				if err := s.queue(ctx, tx, one); err != nil {
 					return err
 				}
+				c = one[0]
 			}
 			_, err := tx.ExecContext(ctx, `UPDATE schedule_fires SET run_id = ?, error = ? WHERE id = ?`, c.fire.RunID, c.fire.Error, f.ID)
 			return err
@@ -521,14 +539,15 @@ func (s *Service) RunNow(ctx context.Context, id string) (Fire, error) {
 		return Fire{}, err
 	}
 	now := s.now()
-	f := Fire{ID: store.NewID("fire"), ScheduleID: id, ScheduledFor: now, FiredAt: now, Outcome: OutcomeManual}
+	f := Fire{ID: store.NewSortedID("fire"), ScheduleID: id, ScheduledFor: now, FiredAt: now, Outcome: OutcomeManual}
 	ts := store.FormatTime(now)
 	var c claimed
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
-		c = claimed{fire: f, sch: sch}
-		if err := s.queue(ctx, tx, &c); err != nil {
+		one := []claimed{{fire: f, sch: sch}}
+		if err := s.queue(ctx, tx, one); err != nil {
 			return err
 		}
+		c = one[0]
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schedule_fires (id, schedule_id, scheduled_for, fired_at, outcome, run_id, error)
 			VALUES (?, ?, ?, ?, 'manual', ?, ?)`, f.ID, id, ts, ts, c.fire.RunID, c.fire.Error); err != nil {
 			return err

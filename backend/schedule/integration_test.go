@@ -23,9 +23,17 @@ func (r scheduleRuns) NewSession(ctx context.Context, agentID string) (string, e
 	return s.ID, err
 }
 
-func (r scheduleRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
-	x, err := r.Service.StartTx(ctx, tx, agentID, sessionID, run.SourceSchedule, input, run.StartOptions{From: from})
-	return x.ID, err
+func (r scheduleRuns) StartEachTx(ctx context.Context, tx *sql.Tx, starts []schedule.Start) ([]string, []error, error) {
+	news := make([]run.NewRun, len(starts))
+	for i, x := range starts {
+		news[i] = run.NewRun{AgentID: x.AgentID, SessionID: x.SessionID, Source: run.SourceSchedule, From: x.From, Input: x.Input}
+	}
+	runs, errs, err := r.Service.StartEachTx(ctx, tx, news)
+	ids := make([]string, len(runs))
+	for i, x := range runs {
+		ids[i] = x.ID
+	}
+	return ids, errs, err
 }
 
 func (r scheduleRuns) Started(agentID, sessionID, runID string) {

@@ -19,7 +19,7 @@
 //     24 h), CatchUpSkip runs nothing. Every other passed time is recorded as
 //     missed (at most 100 rows per catch-up, the rest as a count). Never a
 //     burst;
-//   - the fire's run is queued in the claim's own transaction (Runs.StartTx),
+//   - the fire's run is queued in the claim's own transaction (Runs.StartEachTx),
 //     so a fire and its run commit together, and a burst of fires shares
 //     one commit. A fire found claimed without a run id (left by a process
 //     that queued runs separately) is settled after Config.ClaimTimeout:
@@ -42,9 +42,17 @@
 //		s, err := r.Service.NewSession(ctx, agentID, run.SourceSchedule, "")
 //		return s.ID, err
 //	}
-//	func (r scheduleRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
-//		x, err := r.Service.StartTx(ctx, tx, agentID, sessionID, run.SourceSchedule, input, run.StartOptions{From: from})
-//		return x.ID, err
+//	func (r scheduleRuns) StartEachTx(ctx context.Context, tx *sql.Tx, starts []schedule.Start) ([]string, []error, error) {
+//		news := make([]run.NewRun, len(starts))
+//		for i, x := range starts {
+//			news[i] = run.NewRun{AgentID: x.AgentID, SessionID: x.SessionID, Source: run.SourceSchedule, From: x.From, Input: x.Input}
+//		}
+//		runs, errs, err := r.Service.StartEachTx(ctx, tx, news)
+//		ids := make([]string, len(runs))
+//		for i, x := range runs {
+//			ids[i] = x.ID
+//		}
+//		return ids, errs, err
 //	}
 //	func (r scheduleRuns) Started(agentID, sessionID, runID string) {
 //		r.Service.Started(run.Run{ID: runID, AgentID: agentID, SessionID: sessionID})
@@ -181,13 +189,13 @@ type Update struct {
 type Runs interface {
 	// NewSession opens a schedule's own session with agentID.
 	NewSession(ctx context.Context, agentID string) (sessionID string, err error)
-	// StartTx durably queues a run inside tx, the caller's transaction, and
-	// returns its id without waiting for it. from names who asked (shown in
-	// the chat); input is the whole message. A fault error (wrong session
-	// or input) is returned before anything is written; any other error
-	// fails tx.
-	StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (runID string, err error)
-	// Started hands a run StartTx queued to the workers, once its
+	// StartEachTx durably queues a run for each of starts, each in its
+	// own session, inside tx, the caller's transaction, and returns their
+	// ids without waiting for them: a burst of fires shares its writes.
+	// errs[i] is the fault error (wrong session or input) of starts[i],
+	// for which nothing is written; any other error fails tx.
+	StartEachTx(ctx context.Context, tx *sql.Tx, starts []Start) (runIDs []string, errs []error, err error)
+	// Started hands a run StartEachTx queued to the workers, once its
 	// transaction has committed.
 	Started(agentID, sessionID, runID string)
 	// Find returns the run of sessionID whose input contains marker, or ""
@@ -195,6 +203,10 @@ type Runs interface {
 	// marker is the fire id).
 	Find(ctx context.Context, sessionID, marker string) (runID string, err error)
 }
+
+// Start is one run for Runs.StartEachTx: from names who asked (shown in
+// the chat); input is the whole message.
+type Start struct{ AgentID, SessionID, From, Input string }
 
 // Deps is what the service is wired with.
 type Deps struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/notify"
 	"github.com/rerun-build/rerun-desktop/backend/run"
+	"github.com/rerun-build/rerun-desktop/backend/schedule"
 )
 
 // runNotifier hands the runtime's notices to the workspace's notifications.
@@ -33,9 +34,19 @@ func (a automationRuns) NewSession(ctx context.Context, agentID string) (string,
 	return s.ID, err
 }
 
-func (a automationRuns) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, from, input string) (string, error) {
-	r, err := a.runs.StartTx(ctx, tx, agentID, sessionID, a.source, input, run.StartOptions{From: from})
-	return r.ID, err
+// StartEachTx queues the runs of a burst of schedule fires, each in its
+// schedule's session.
+func (a automationRuns) StartEachTx(ctx context.Context, tx *sql.Tx, starts []schedule.Start) ([]string, []error, error) {
+	news := make([]run.NewRun, len(starts))
+	for i, x := range starts {
+		news[i] = run.NewRun{AgentID: x.AgentID, SessionID: x.SessionID, Source: a.source, From: x.From, Input: x.Input}
+	}
+	runs, errs, err := a.runs.StartEachTx(ctx, tx, news)
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids, errs, err
 }
 
 // StartManyTx queues the runs of a trigger's calls that share a commit.
