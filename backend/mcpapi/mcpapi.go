@@ -166,7 +166,7 @@ func (t toolDef) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 	var res *mcp.CallToolResult
 	if a, ok := out.(*answer); ok && err == nil && !t.masked {
 		// Encoded before, with its wire form (readmodel.go).
-		res = &mcp.CallToolResult{Content: []mcp.Content{encodedText{mcp.NewTextContent(a.text), a.wire}}}
+		res = &mcp.CallToolResult{Content: []mcp.Content{encodedText{mcp.NewTextContent(a.text), hold(ctx, a.wire)}}}
 	} else if err != nil {
 		res = mcp.NewToolResultError(mask(t.errorText(err)))
 	} else {
@@ -379,6 +379,9 @@ func Handler(home *workspace.Home, version string, log *slog.Logger, opts ...Opt
 			}
 		})
 		ctx := context.WithValue(WithWorkspace(r.Context(), w), keyKey{}, k)
+		if r.Method == http.MethodPost {
+			ctx, rw = withSplicer(ctx, rw) // splice.go
+		}
 		streamable.ServeHTTP(rw, r.WithContext(ctx))
 	})
 }

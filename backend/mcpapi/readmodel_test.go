@@ -2,6 +2,7 @@ package mcpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
@@ -103,5 +104,45 @@ func TestListsShowEveryChangeAtOnce(t *testing.T) {
 	}
 	if s := spaces(); s[1].Agents != 0 {
 		t.Errorf("after delete: spaces %+v", s)
+	}
+}
+
+// A kept answer goes out over HTTP in its place in the envelope, for a
+// bare POST and in a session, with text that looks like a placeholder
+// left as it is.
+func TestKeptAnswersOverHTTP(t *testing.T) {
+	e := newEnv(t)
+	boxes, _ := e.ws.Boxes.List(context.Background())
+	lookalike := `"rerun-answer-0-0" & <b>`
+	if _, err := e.ws.Agents.Create(context.Background(), agent.NewAgent{Name: lookalike, BoxID: boxes[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, body string) {
+		t.Helper()
+		var res struct {
+			Result struct {
+				Content []struct{ Type, Text string }
+			}
+		}
+		if err := json.Unmarshal([]byte(body), &res); err != nil || len(res.Result.Content) != 1 || res.Result.Content[0].Type != "text" {
+			t.Fatalf("%s: %v in %s", what, err, body)
+		}
+		var list struct{ Agents []mcpapi.Agent }
+		if err := json.Unmarshal([]byte(res.Result.Content[0].Text), &list); err != nil || len(list.Agents) != 1 || list.Agents[0].Name != lookalike {
+			t.Errorf("%s: agents %+v (%v) in %s", what, list.Agents, err, body)
+		}
+	}
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_agents","arguments":{}}}`
+	for i := range 2 { // the answer is built, then kept
+		code, body := post(t, e, map[string]string{"Authorization": "Bearer " + e.key}, call)
+		if code != 200 {
+			t.Fatalf("bare POST %d: %d %s", i, code, body)
+		}
+		check("bare POST", body)
+	}
+	var list struct{ Agents []mcpapi.Agent }
+	mustCall(t, e.client(e.key), "list_agents", nil, &list)
+	if len(list.Agents) != 1 || list.Agents[0].Name != lookalike {
+		t.Errorf("in a session: %+v", list.Agents)
 	}
 }
