@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -242,6 +243,9 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 	runsCtx, stopRuns := context.WithCancel(context.Background())
 	runsDone := make(chan struct{})
 	go func() { home.Serve(runsCtx); close(runsDone) }()
+	// The daily update check, for the window and rerun serve alike: both
+	// show the UI that says a new version is out.
+	updates := updateWatch(dir, home, log)
 
 	// The window and webhook URLs need the real address; the window's own
 	// origin (wails://wails) does not say it.
@@ -250,7 +254,7 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
 		LocalURL: local, Version: version, Commit: commit, BuildDate: date, DataDir: dir,
-		Updates: updateChecker(),
+		Updates: updates,
 		MCP:     mcpapi.Handler(home, version, log),
 		// Start at login opens the window's build hidden in the tray.
 		Autostart: autostartEntry(window, dir),
@@ -274,6 +278,10 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	// After New: the handler has applied the person's choice (daily or
+	// only when asked).
+	updatesDone := make(chan struct{})
+	go func() { updates.Serve(runsCtx); close(updatesDone) }()
 	down := func() {
 		cancelBase()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -281,6 +289,7 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 		srv.Shutdown(sctx)
 		stopRuns()
 		<-runsDone
+		<-updatesDone
 		home.Close()
 	}
 	return &running{home: home, handler: handler, serveErr: serveErr, down: down}, nil
@@ -294,14 +303,15 @@ func autostartEntry(window bool, dir string) *autostart.Entry {
 	return autostart.ForBinary(dir)
 }
 
-// updateChecker reads the release feed on "Check for updates"; it trusts
-// only feeds signed with the key built in.
-func updateChecker() *update.Checker {
+// updateWatch reads the release feed on "Check for updates" and once a
+// day, remembering the last result in the data directory; it trusts only
+// feeds signed with the key built in, and tells open pages on home's bus.
+func updateWatch(dir string, home *workspace.Home, log *slog.Logger) *update.Watch {
 	c := &update.Checker{FeedURL: envconfig.UpdateFeed(), Current: version, Platform: runtime.GOOS + "-" + runtime.GOARCH}
 	if k, err := update.ParsePublicKey(updateKey); err == nil {
 		c.PublicKey = k
 	}
-	return c
+	return update.NewWatch(c, update.WatchConfig{Path: filepath.Join(dir, update.WatchFile), Bus: home.Events(), Log: log})
 }
 
 func newToken() string {
