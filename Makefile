@@ -90,9 +90,18 @@ test-go: $(BIN)/mailpit claude-code codex
 test-web:
 	cd frontend && npm run check && npm test
 
-test-e2e: server $(BIN)/fakellm
+test-e2e: server $(BIN)/fakellm $(BIN)/rerun-server-testkey
 	cd frontend && RERUN_BIN=$(abspath $(BIN)/rerun-server) RERUN_FAKELLM=$(abspath $(BIN)/fakellm) \
+		RERUN_BIN_TESTKEY=$(abspath $(BIN)/rerun-server-testkey) \
 		node --test --test-concurrency=1 e2e/*.spec.mjs
+
+# rerun-server-testkey: the server as version v1.4.2 trusting the test-only
+# release key in frontend/e2e/testdata (never a real release's), so
+# e2e/update.spec.mjs can sign a feed it trusts and see the update found.
+E2E_UPDATE_KEY := frontend/e2e/testdata/update-test.key
+$(BIN)/rerun-server-testkey: frontend/dist/index.html $(GOSRC) $(E2E_UPDATE_KEY)
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w -X main.version=v1.4.2 -X main.commit=$(COMMIT) -X main.date=$(DATE) \
+		-X main.updateKey=$$($(GO) run ./build/feed pubkey $(E2E_UPDATE_KEY))" -o $@ .
 
 # fakellm: the fake model server (Anthropic and OpenAI wire formats) the
 # end-to-end tests point `rerun serve` at; also handy for trying the UI.

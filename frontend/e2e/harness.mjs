@@ -42,6 +42,31 @@ export function rerunBinary() {
   return bin;
 }
 
+let builtKeyed;
+
+/** Where the test-only release key lives (never a real release's); the keyed binary trusts it. */
+export const TEST_UPDATE_KEY = join(here, 'testdata', 'update-test.key');
+
+/**
+ * The server as version v1.4.2 trusting TEST_UPDATE_KEY (make's
+ * build/bin/rerun-server-testkey via $RERUN_BIN_TESTKEY, or built here),
+ * for the spec that serves a signed release feed.
+ */
+export function rerunTestKeyBinary() {
+  if (process.env.RERUN_BIN_TESTKEY) return process.env.RERUN_BIN_TESTKEY;
+  if (builtKeyed) return builtKeyed;
+  const dir = join(tmpdir(), 'rerun-e2e-bin');
+  mkdirSync(dir, { recursive: true });
+  const bin = join(dir, 'rerun-testkey');
+  const pub = execFileSync('go', ['run', './build/feed', 'pubkey', TEST_UPDATE_KEY], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  execFileSync('go', ['build', '-ldflags', `-X main.version=v1.4.2 -X main.updateKey=${pub}`, '-o', bin, '.'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  builtKeyed = bin;
+  return bin;
+}
+
 let builtFake;
 
 /** Builds the fake model server (or uses $RERUN_FAKELLM) and returns its path. */
@@ -103,11 +128,11 @@ const MODEL_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 
  * Without `llm` the server has no model provider; with a fake from
  * startFakeLLM() it talks to it as OpenAI. The Foreman's onboarding is off
  * (RERUN_ONBOARDING=off) unless `onboarding: true`; the MCP registry is off
- * unless `registry` gives a base URL (RERUN_MCP_REGISTRY).
+ * unless `registry` gives a base URL (RERUN_MCP_REGISTRY). `bin` runs
+ * another build (rerunTestKeyBinary()).
  * Returns { url (with token), origin, dataDir, stop() }.
  */
-export async function startServer({ dataDir, llm, onboarding = false, registry = 'off' } = {}) {
-  const bin = rerunBinary();
+export async function startServer({ dataDir, llm, onboarding = false, registry = 'off', bin = rerunBinary() } = {}) {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'rerun-e2e-data-'));
   const env = { ...process.env };
   for (const k of MODEL_ENV) delete env[k];

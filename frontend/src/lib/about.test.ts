@@ -72,7 +72,7 @@ describe('about', () => {
   const now = new Date('2026-03-02T11:05:00Z');
 
   it('shows the pill only while the last check found a newer release', () => {
-    expect(updatePill(found)).toBe('Rerun v1.5.0 is available');
+    expect(updatePill(found)).toEqual({ long: 'Rerun v1.5.0 is available', short: 'v1.5.0 available' });
     expect(updatePill({ ...found, available: false })).toBeNull();
     expect(updatePill({ checks: 'daily', checked_at: found.checked_at, current: 'v1.4.2', error: 'the release feed’s signature is not valid' })).toBeNull();
     expect(updatePill({ ...found, error: 'x' })).toBeNull(); // never a release from a failed check

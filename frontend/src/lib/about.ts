@@ -77,10 +77,14 @@ export function updateFailure(message: string): string {
   return m.charAt(0).toUpperCase() + m.slice(1) + (/[.!?]$/.test(m) ? '' : '.');
 }
 
-/** The top bar's pill: "Rerun v1.5.0 is available" while the last check found a newer release; null otherwise. */
-export function updatePill(last: LastUpdate | null | undefined): string | null {
+/**
+ * The top bar's pill while the last check found a newer release (null
+ * otherwise): "Rerun v1.5.0 is available", or "v1.5.0 available" where the
+ * bar is short of room (the default 1280-pixel window).
+ */
+export function updatePill(last: LastUpdate | null | undefined): { long: string; short: string } | null {
   if (!last?.available || last.error || !last.latest) return null;
-  return `Rerun ${last.latest} is available`;
+  return { long: `Rerun ${last.latest} is available`, short: `${last.latest} available` };
 }
 
 /** The last check as About Rerun shows it: the release it found, once a check ended well. */
