@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -186,6 +187,7 @@ func start(args []string, window bool) error {
 	// board's shell at once, and the board once the workspace is open.
 	pending := httpapi.NewPending(frontend.Dist())
 	homes := make(chan *workspace.Home, 1)
+	var updates atomic.Pointer[update.Watch] // set before the home is handed over
 	var s *running
 	var upErr error
 	upDone := make(chan struct{})
@@ -198,11 +200,22 @@ func start(args []string, window bool) error {
 			return
 		}
 		pending.Ready(s.handler)
+		updates.Store(s.updates)
 		homes <- s.home
 		fmt.Printf("Rerun is running at %s\n", url)
 		fmt.Printf("Data: %s\n", dir)
 	}()
-	err = app.Run(ctx, app.Options{Title: "Rerun", Handler: pending, Token: token, Logger: log, DataDir: dir, Home: homes, Hidden: *hidden})
+	// The tray says when the last update check found a newer Rerun.
+	newVersion := func() string {
+		if w := updates.Load(); w != nil {
+			if last := w.Last(); last.Available {
+				return last.Latest
+			}
+		}
+		return ""
+	}
+	err = app.Run(ctx, app.Options{Title: "Rerun", Handler: pending, Token: token, Logger: log, DataDir: dir, Home: homes, Hidden: *hidden,
+		NewVersion: newVersion})
 	<-upDone
 	if upErr != nil {
 		return upErr
@@ -216,6 +229,7 @@ func start(args []string, window bool) error {
 type running struct {
 	home     *workspace.Home
 	handler  http.Handler
+	updates  *update.Watch
 	serveErr chan error
 	down     func() // stops serving and the runs, closes the home
 }
@@ -292,7 +306,7 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 		<-updatesDone
 		home.Close()
 	}
-	return &running{home: home, handler: handler, serveErr: serveErr, down: down}, nil
+	return &running{home: home, handler: handler, updates: updates, serveErr: serveErr, down: down}, nil
 }
 
 // autostartEntry is the start-at-login entry of a window, none for `rerun serve`.
