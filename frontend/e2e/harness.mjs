@@ -28,21 +28,25 @@ const ARGS = [
   '--disable-backgrounding-occluded-windows',
 ];
 
-let builtBin;
+const built = new Map();
+
+/** The binary $env names, else `go build ARGS` of the repository, built once per run. */
+function goBinary(env, name, args) {
+  if (process.env[env]) return process.env[env];
+  if (!built.has(name)) {
+    const dir = join(tmpdir(), 'rerun-e2e-bin');
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, name);
+    execFileSync('go', ['build', '-o', bin, ...args()], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    built.set(name, bin);
+  }
+  return built.get(name);
+}
 
 /** Builds the rerun binary (or uses $RERUN_BIN) and returns its path. */
 export function rerunBinary() {
-  if (process.env.RERUN_BIN) return process.env.RERUN_BIN;
-  if (builtBin) return builtBin;
-  const dir = join(tmpdir(), 'rerun-e2e-bin');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'rerun');
-  execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  builtBin = bin;
-  return bin;
+  return goBinary('RERUN_BIN', 'rerun', () => ['.']);
 }
-
-let builtKeyed;
 
 /** Where the test-only release key lives (never a real release's); the keyed binary trusts it. */
 export const TEST_UPDATE_KEY = join(here, 'testdata', 'update-test.key');
@@ -53,35 +57,15 @@ export const TEST_UPDATE_KEY = join(here, 'testdata', 'update-test.key');
  * for the spec that serves a signed release feed.
  */
 export function rerunTestKeyBinary() {
-  if (process.env.RERUN_BIN_TESTKEY) return process.env.RERUN_BIN_TESTKEY;
-  if (builtKeyed) return builtKeyed;
-  const dir = join(tmpdir(), 'rerun-e2e-bin');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'rerun-testkey');
-  const pub = execFileSync('go', ['run', './build/feed', 'pubkey', TEST_UPDATE_KEY], { cwd: repoRoot, encoding: 'utf8' }).trim();
-  execFileSync('go', ['build', '-ldflags', `-X main.version=v1.4.2 -X main.updateKey=${pub}`, '-o', bin, '.'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'inherit', 'inherit'],
+  return goBinary('RERUN_BIN_TESTKEY', 'rerun-testkey', () => {
+    const pub = execFileSync('go', ['run', './build/feed', 'pubkey', TEST_UPDATE_KEY], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    return ['-ldflags', `-X main.version=v1.4.2 -X main.updateKey=${pub}`, '.'];
   });
-  builtKeyed = bin;
-  return bin;
 }
-
-let builtFake;
 
 /** Builds the fake model server (or uses $RERUN_FAKELLM) and returns its path. */
 export function fakeLLMBinary() {
-  if (process.env.RERUN_FAKELLM) return process.env.RERUN_FAKELLM;
-  if (builtFake) return builtFake;
-  const dir = join(tmpdir(), 'rerun-e2e-bin');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'fakellm');
-  execFileSync('go', ['build', '-o', bin, './backend/llm/llmtest/cmd/fakellm'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  builtFake = bin;
-  return bin;
+  return goBinary('RERUN_FAKELLM', 'fakellm', () => ['./backend/llm/llmtest/cmd/fakellm']);
 }
 
 /**
