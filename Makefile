@@ -90,9 +90,18 @@ test-go: $(BIN)/mailpit claude-code codex
 test-web:
 	cd frontend && npm run check && npm test
 
-test-e2e: server $(BIN)/fakellm
+test-e2e: server $(BIN)/fakellm $(BIN)/rerun-server-testkey
 	cd frontend && RERUN_BIN=$(abspath $(BIN)/rerun-server) RERUN_FAKELLM=$(abspath $(BIN)/fakellm) \
+		RERUN_BIN_TESTKEY=$(abspath $(BIN)/rerun-server-testkey) \
 		node --test --test-concurrency=1 e2e/*.spec.mjs
+
+# rerun-server-testkey: the server as version v1.4.2 trusting the test-only
+# release key in frontend/e2e/testdata (never a real release's), so
+# e2e/update.spec.mjs can sign a feed it trusts and see the update found.
+E2E_UPDATE_KEY := frontend/e2e/testdata/update-test.key
+$(BIN)/rerun-server-testkey: frontend/dist/index.html $(GOSRC) $(E2E_UPDATE_KEY)
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w -X main.version=v1.4.2 -X main.commit=$(COMMIT) -X main.date=$(DATE) \
+		-X main.updateKey=$$($(GO) run ./build/feed pubkey $(E2E_UPDATE_KEY))" -o $@ .
 
 # fakellm: the fake model server (Anthropic and OpenAI wire formats) the
 # end-to-end tests point `rerun serve` at; also handy for trying the UI.
@@ -147,7 +156,7 @@ check-catalog:
 	RERUN_CHECK_CATALOG=1 $(GO) test -count=1 -run TestCatalogPackagesStillPublished -v ./backend/connector
 
 ## fuzz: run each fuzz test for a while (FUZZTIME=30s each)
-FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzExecArg:./backend/autostart FuzzWindowsArg:./backend/autostart FuzzParse:./backend/prefs FuzzCheckSubscription:./sync/protocol FuzzParsePhoneSecret:./sync/protocol FuzzOpenPhone:./sync/protocol FuzzPhoneAnswer:./backend/relaylink FuzzCommandDestinations:./backend/tool FuzzParse:./backend/update FuzzRead:./backend/backup FuzzCheckName:./backend/backup FuzzRead:./backend/agentfile FuzzParse:./backend/search FuzzReadRegistry:./backend/connector FuzzChatStream:./backend/llm
+FUZZ := FuzzAgentJSON:./backend/httpapi FuzzResolve:./backend/tool FuzzSQLGuard:./backend/tool FuzzParseStat:./backend/tool FuzzPricesJSON:./backend/llm FuzzRequest:./backend/mcpapi FuzzResolve:./backend/secret FuzzRedact:./backend/secret FuzzParseHosts:./backend/secret FuzzPause:./backend/pause FuzzSchedule:./backend/schedule FuzzVerifySignature:./backend/trigger FuzzParse:./backend/skill FuzzMatchQuery:./backend/memory FuzzReadPackage:./backend/template FuzzOpenRecord:./backend/replica FuzzPage:./backend/brain FuzzDecode:./backend/jsonarg FuzzDecode:./sync/protocol FuzzVerify:./sync/protocol FuzzCheckChange:./sync/protocol FuzzParsePairing:./sync/client FuzzFirecrawlScrape:./backend/tool FuzzSettings:./backend/outbox FuzzExecArg:./backend/autostart FuzzWindowsArg:./backend/autostart FuzzParse:./backend/prefs FuzzCheckSubscription:./sync/protocol FuzzParsePhoneSecret:./sync/protocol FuzzOpenPhone:./sync/protocol FuzzPhoneAnswer:./backend/relaylink FuzzCommandDestinations:./backend/tool FuzzParse:./backend/update FuzzParseResult:./backend/update FuzzRead:./backend/backup FuzzCheckName:./backend/backup FuzzRead:./backend/agentfile FuzzParse:./backend/search FuzzReadRegistry:./backend/connector FuzzChatStream:./backend/llm
 fuzz:
 	@for f in $(FUZZ); do \
 		echo "== $${f%%:*}"; \

@@ -20,7 +20,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -185,6 +187,7 @@ func start(args []string, window bool) error {
 	// board's shell at once, and the board once the workspace is open.
 	pending := httpapi.NewPending(frontend.Dist())
 	homes := make(chan *workspace.Home, 1)
+	var updates atomic.Pointer[update.Watch] // set before the home is handed over
 	var s *running
 	var upErr error
 	upDone := make(chan struct{})
@@ -197,11 +200,22 @@ func start(args []string, window bool) error {
 			return
 		}
 		pending.Ready(s.handler)
+		updates.Store(s.updates)
 		homes <- s.home
 		fmt.Printf("Rerun is running at %s\n", url)
 		fmt.Printf("Data: %s\n", dir)
 	}()
-	err = app.Run(ctx, app.Options{Title: "Rerun", Handler: pending, Token: token, Logger: log, DataDir: dir, Home: homes, Hidden: *hidden})
+	// The tray says when the last update check found a newer Rerun.
+	newVersion := func() string {
+		if w := updates.Load(); w != nil {
+			if last := w.Last(); last.Available {
+				return last.Latest
+			}
+		}
+		return ""
+	}
+	err = app.Run(ctx, app.Options{Title: "Rerun", Handler: pending, Token: token, Logger: log, DataDir: dir, Home: homes, Hidden: *hidden,
+		NewVersion: newVersion})
 	<-upDone
 	if upErr != nil {
 		return upErr
@@ -215,6 +229,7 @@ func start(args []string, window bool) error {
 type running struct {
 	home     *workspace.Home
 	handler  http.Handler
+	updates  *update.Watch
 	serveErr chan error
 	down     func() // stops serving and the runs, closes the home
 }
@@ -242,6 +257,9 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 	runsCtx, stopRuns := context.WithCancel(context.Background())
 	runsDone := make(chan struct{})
 	go func() { home.Serve(runsCtx); close(runsDone) }()
+	// The daily update check, for the window and rerun serve alike: both
+	// show the UI that says a new version is out.
+	updates := updateWatch(dir, home, log)
 
 	// The window and webhook URLs need the real address; the window's own
 	// origin (wails://wails) does not say it.
@@ -250,7 +268,7 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 		Home: home, Token: token, Assets: frontend.Dist(), Logger: log,
 		ExtraHosts: app.WindowHosts, ExtraOrigins: app.WindowOrigins,
 		LocalURL: local, Version: version, Commit: commit, BuildDate: date, DataDir: dir,
-		Updates: updateChecker(),
+		Updates: updates,
 		MCP:     mcpapi.Handler(home, version, log),
 		// Start at login opens the window's build hidden in the tray.
 		Autostart: autostartEntry(window, dir),
@@ -274,6 +292,10 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	// After New: the handler has applied the person's choice (daily or
+	// only when asked).
+	updatesDone := make(chan struct{})
+	go func() { updates.Serve(runsCtx); close(updatesDone) }()
 	down := func() {
 		cancelBase()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -281,9 +303,10 @@ func bringUp(ctx context.Context, ln net.Listener, token, dir string, window boo
 		srv.Shutdown(sctx)
 		stopRuns()
 		<-runsDone
+		<-updatesDone
 		home.Close()
 	}
-	return &running{home: home, handler: handler, serveErr: serveErr, down: down}, nil
+	return &running{home: home, handler: handler, updates: updates, serveErr: serveErr, down: down}, nil
 }
 
 // autostartEntry is the start-at-login entry of a window, none for `rerun serve`.
@@ -294,14 +317,15 @@ func autostartEntry(window bool, dir string) *autostart.Entry {
 	return autostart.ForBinary(dir)
 }
 
-// updateChecker reads the release feed on "Check for updates"; it trusts
-// only feeds signed with the key built in.
-func updateChecker() *update.Checker {
+// updateWatch reads the release feed on "Check for updates" and once a
+// day, remembering the last result in the data directory; it trusts only
+// feeds signed with the key built in, and tells open pages on home's bus.
+func updateWatch(dir string, home *workspace.Home, log *slog.Logger) *update.Watch {
 	c := &update.Checker{FeedURL: envconfig.UpdateFeed(), Current: version, Platform: runtime.GOOS + "-" + runtime.GOARCH}
 	if k, err := update.ParsePublicKey(updateKey); err == nil {
 		c.PublicKey = k
 	}
-	return c
+	return update.NewWatch(c, update.WatchConfig{Path: filepath.Join(dir, update.WatchFile), Bus: home.Events(), Log: log})
 }
 
 func newToken() string {

@@ -42,6 +42,9 @@ type Options struct {
 	// Hidden starts the app in the tray without a window (`rerun
 	// --hidden`, how it starts at login), where a tray icon shows.
 	Hidden bool
+	// NewVersion is the newer Rerun the last update check found ("":
+	// none); the tray offers it.
+	NewVersion func() string
 }
 
 // WindowHosts and WindowOrigins are how the window's requests present

@@ -20,12 +20,16 @@ import (
 type trayActions struct {
 	Open func() // show and raise the window
 	Quit func() // quit the app
+	// NewVersion is the newer Rerun the last update check found, "" none
+	// (nil: none); read on every change, update.checked among them.
+	NewVersion func() string
 }
 
 // tray is the icon in the notification area (a D-Bus StatusNotifierItem on
 // Linux, so it needs no GTK loop of its own): how many coworkers work and
-// how much waits for the person, updated live, and Open, Pause all /
-// Resume all, Quit. There is one per process: fyne.io/systray is global
+// how much waits for the person, updated live, a newer Rerun when one was
+// found (it opens the window, whose top bar says the rest), and Open,
+// Pause all / Resume all, Quit. There is one per process: fyne.io/systray is global
 // and starts once (a second startTray returns nil).
 type tray struct {
 	home *workspace.Home
@@ -39,7 +43,7 @@ type tray struct {
 }
 
 type trayItems struct {
-	open, working, waiting, hold, quit *systray.MenuItem
+	open, update, working, waiting, hold, quit *systray.MenuItem
 }
 
 // trayOnce guards the process's one tray: systray can start only once.
@@ -95,6 +99,8 @@ func (t *tray) build() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.items.open = systray.AddMenuItem("Open Rerun", "Show the window")
+	t.items.update = systray.AddMenuItem("Update available", "Open Rerun to see what changed")
+	t.items.update.Hide()
 	systray.AddSeparator()
 	t.items.working = systray.AddMenuItem("No coworker working", "")
 	t.items.working.Disable()
@@ -114,6 +120,8 @@ func (t *tray) clicks(ctx context.Context, ready <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-t.items.open.ClickedCh:
+			t.act.Open()
+		case <-t.items.update.ClickedCh:
 			t.act.Open()
 		case <-t.items.hold.ClickedCh:
 			t.holdAll(ctx, !t.allHeld())
@@ -179,12 +187,25 @@ func (t *tray) refresh(ctx context.Context) {
 	defer t.mu.Unlock()
 	t.items.working.SetTitle(working)
 	t.items.waiting.SetTitle(waiting)
+	if v := t.newVersion(); v != "" {
+		t.items.update.SetTitle("Update available: " + v)
+		t.items.update.Show()
+	} else {
+		t.items.update.Hide()
+	}
 	if st.Held {
 		t.items.hold.SetTitle("Resume all coworkers")
 	} else {
 		t.items.hold.SetTitle("Pause all coworkers")
 	}
 	systray.SetTooltip("Rerun: " + working + ", " + waiting)
+}
+
+func (t *tray) newVersion() string {
+	if t.act.NewVersion == nil {
+		return ""
+	}
+	return t.act.NewVersion()
 }
 
 // trayLabels are the menu's two status lines.

@@ -9,7 +9,10 @@ import (
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 )
 
-type trayActions struct{ Open, Quit func() }
+type trayActions struct {
+	Open, Quit func()
+	NewVersion func() string
+}
 
 // tray: a macOS build without cgo has no tray icon.
 type tray struct{}

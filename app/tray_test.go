@@ -10,13 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
 
 	"github.com/rerun-build/rerun-desktop/backend/agent"
+	"github.com/rerun-build/rerun-desktop/backend/event"
 	"github.com/rerun-build/rerun-desktop/backend/notify"
+	"github.com/rerun-build/rerun-desktop/backend/update"
 	"github.com/rerun-build/rerun-desktop/backend/workspace"
 	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
@@ -148,11 +151,14 @@ func TestTrayOverDBus(t *testing.T) {
 	}
 
 	opened, quit := make(chan struct{}, 4), make(chan struct{}, 4)
+	var newer atomic.Value
+	newer.Store("")
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
 	tr := startTray(tctx, home, trayActions{
-		Open: func() { opened <- struct{}{} },
-		Quit: func() { quit <- struct{}{} },
+		Open:       func() { opened <- struct{}{} },
+		Quit:       func() { quit <- struct{}{} },
+		NewVersion: func() string { return newer.Load().(string) },
 	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if tr == nil {
 		t.Fatal("no tray on a session bus")
@@ -210,6 +216,15 @@ func TestTrayOverDBus(t *testing.T) {
 
 	click("Open Rerun")
 	waittest.Recv(t, "Open Rerun shows the window", opened)
+
+	// An update check that found a newer Rerun: the tray offers it, and
+	// it opens the window (whose top bar says the rest).
+	newer.Store("v1.5.0")
+	home.Events().Publish(event.Change{Kind: update.KindChecked})
+	want = "Open Rerun | Update available: v1.5.0 | No coworker working | 1 waiting for you | Pause all coworkers | Quit Rerun"
+	waittest.Until(t, "the menu: "+want, func() bool { return labels(menuOf(t, menu)) == want })
+	click("Update available: v1.5.0")
+	waittest.Recv(t, "Update available shows the window", opened)
 	click("Quit Rerun")
 	waittest.Recv(t, "Quit Rerun quits", quit)
 

@@ -93,7 +93,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		if h != nil && ctx.Err() == nil {
 			home.Store(h)
-			t.Store(startTray(ctx, h, trayActions{Open: show, Quit: quit}, h.Logger()))
+			t.Store(startTray(ctx, h, trayActions{Open: show, Quit: quit, NewVersion: o.NewVersion}, h.Logger()))
 		}
 		close(opened)
 	}

@@ -36,8 +36,9 @@ func (s *Server) preferences(p prefs.Prefs) preferencesBody {
 }
 
 // backgroundRoutes serve what keeps Rerun working away from the window:
-// starting at login and what closing the window does (this computer's, not
-// a workspace's), and the pause-all switch of a workspace's coworkers.
+// starting at login, what closing the window does and the other choices of
+// this computer (not a workspace's), and the pause-all switch of a
+// workspace's coworkers.
 func (s *Server) backgroundRoutes() {
 	m := s.mux
 	m.HandleFunc("GET /api/preferences", endpoint(s, 200, func(context.Context, *http.Request, none) (preferencesBody, error) {
@@ -58,7 +59,10 @@ func (s *Server) backgroundRoutes() {
 			}
 			return s.preferences(p), err
 		}
-		s.log.Info("preferences", "when_closed", p.WhenClosed, "mcp_registry", p.MCPRegistry)
+		if s.cfg.Updates != nil {
+			s.cfg.Updates.SetDaily(p.UpdateChecks == prefs.Daily)
+		}
+		s.log.Info("preferences", "when_closed", p.WhenClosed, "mcp_registry", p.MCPRegistry, "update_checks", p.UpdateChecks)
 		return s.preferences(p), nil
 	}))
 	m.HandleFunc("GET /api/autostart", endpoint(s, 200, func(context.Context, *http.Request, none) (autostart.State, error) {

@@ -54,8 +54,11 @@ type Config struct {
 	LocalURL, Version, Commit, BuildDate string
 	// DataDir is the data directory, shown in the About box.
 	DataDir string
-	// Updates checks the release feed (GET /api/update); nil: checks are off.
-	Updates *update.Checker
+	// Updates checks the release feed, on a click (GET /api/update) and
+	// daily unless the preferences say only on a click, and remembers the
+	// last result (GET /api/update/last); nil: checks are off. Its Serve
+	// is the caller's to run.
+	Updates *update.Watch
 	// MCP serves the MCP endpoint (mcpapi.Handler) at mcpapi.Path; it checks
 	// API keys itself, so the UI token is not asked there. Nil: no endpoint.
 	MCP http.Handler
@@ -116,6 +119,10 @@ func New(cfg Config) *Server {
 		if err := cfg.Home.SetMCPRegistry(reg); err != nil {
 			s.log.Warn("saved MCP registry not used", "err", err)
 		}
+	}
+	// The daily update check follows the person's choice.
+	if cfg.Updates != nil {
+		cfg.Updates.SetDaily(s.prefs.Get().UpdateChecks == prefs.Daily)
 	}
 	s.routes()
 	return s

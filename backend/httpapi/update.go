@@ -8,16 +8,41 @@ import (
 	"path/filepath"
 
 	"github.com/rerun-build/rerun-desktop/backend/fault"
+	"github.com/rerun-build/rerun-desktop/backend/prefs"
 	"github.com/rerun-build/rerun-desktop/backend/update"
 )
 
+// lastUpdate is what the last check found (GET /api/update/last), and
+// how Rerun checks: "daily", "manual" (only on a click), or "off" (this
+// build checks no feed; Off says why).
+type lastUpdate struct {
+	update.Result
+	Checks string `json:"checks"`
+	Off    string `json:"off,omitempty"`
+}
+
 // updateRoutes: "Check for updates" in the About box, then "Download and
-// verify" and "Open installer". Each only on the person's click: the check
-// reads the feed; the download fetches the package into the data
-// directory's updates folder and keeps it only when the release key signed
-// it; opening hands that verified file to the system (the package manager,
-// the installer), which asks the person again. Nothing installs itself.
+// verify" and "Open installer", and what the last check found, automatic
+// (daily, update.Watch) or clicked, read without the network. Downloading
+// and opening are only on the person's click: the download fetches the
+// package into the data directory's updates folder and keeps it only when
+// the release key signed it; opening hands that verified file to the
+// system (the package manager, the installer), which asks the person
+// again. Nothing installs itself.
 func (s *Server) updateRoutes() {
+	s.mux.HandleFunc("GET /api/update/last", endpoint(s, 200, func(context.Context, *http.Request, none) (lastUpdate, error) {
+		if s.cfg.Updates == nil {
+			return lastUpdate{Checks: "off", Off: "update checks are off in this build"}, nil
+		}
+		if err := s.cfg.Updates.Off(); err != nil {
+			return lastUpdate{Checks: "off", Off: err.Error()}, nil
+		}
+		checks := prefs.Manual
+		if s.cfg.Updates.Daily() {
+			checks = prefs.Daily
+		}
+		return lastUpdate{Result: s.cfg.Updates.Last(), Checks: checks}, nil
+	}))
 	s.mux.HandleFunc("POST /api/update/download", endpoint(s, 200, func(ctx context.Context, _ *http.Request, _ none) (update.Downloaded, error) {
 		if s.cfg.Updates == nil {
 			return update.Downloaded{}, fault.Conflict("update checks are off in this build")
@@ -25,7 +50,7 @@ func (s *Server) updateRoutes() {
 		if s.dataDir == "" {
 			return update.Downloaded{}, fault.Conflict("there is no data folder to download the update into")
 		}
-		d, err := s.cfg.Updates.Download(ctx, filepath.Join(s.dataDir, "updates"))
+		d, err := s.cfg.Updates.Checker().Download(ctx, filepath.Join(s.dataDir, "updates"))
 		switch {
 		case err == nil:
 			s.updateMu.Lock()
@@ -71,10 +96,6 @@ func (s *Server) updateRoutes() {
 			return update.Status{}, err
 		}
 		// The feed's fault, not the caller's: a 502 saying what went wrong.
-		msg := fault.Message(err)
-		if errors.Is(err, fault.ErrInvalid) {
-			msg = "could not check for updates: " + msg
-		}
-		return update.Status{}, upstreamError{errors.New(msg)}
+		return update.Status{}, upstreamError{errors.New(update.Reason(err))}
 	}))
 }

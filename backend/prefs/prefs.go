@@ -1,6 +1,7 @@
 // Package prefs keeps this computer's choices about the app itself, as
-// opposed to a workspace's settings: what closing the window does and which
-// MCP registry the Apps catalog searches.
+// opposed to a workspace's settings: what closing the window does, which
+// MCP registry the Apps catalog searches and whether Rerun looks for a new
+// version by itself.
 // They live in the data directory as preferences.json; a file that cannot
 // be read gives the defaults (and is overwritten at the next change), so a
 // damaged file never keeps the app from starting.
@@ -27,6 +28,15 @@ const (
 	Quit = "quit"
 )
 
+// How Rerun looks for a newer version of itself.
+const (
+	// Daily checks the release feed shortly after start and then once a
+	// day. The default.
+	Daily = "daily"
+	// Manual checks only when the person clicks "Check for updates".
+	Manual = "manual"
+)
+
 // Prefs are the choices.
 type Prefs struct {
 	// WhenClosed is what closing the window does: InBackground or Quit.
@@ -36,16 +46,20 @@ type Prefs struct {
 	// RERUN_MCP_REGISTRY says otherwise), "off" none, or a company's own
 	// registry's base URL. The caller checks the URL before it is set.
 	MCPRegistry string `json:"mcp_registry"`
+	// UpdateChecks is when Rerun checks for a newer version: Daily or
+	// Manual.
+	UpdateChecks string `json:"update_checks"`
 }
 
 // Change is a partial update: what is nil stays.
 type Change struct {
-	WhenClosed  *string `json:"when_closed"`
-	MCPRegistry *string `json:"mcp_registry"`
+	WhenClosed   *string `json:"when_closed"`
+	MCPRegistry  *string `json:"mcp_registry"`
+	UpdateChecks *string `json:"update_checks"`
 }
 
 // Defaults are the choices of a computer that made none.
-func Defaults() Prefs { return Prefs{WhenClosed: InBackground} }
+func Defaults() Prefs { return Prefs{WhenClosed: InBackground, UpdateChecks: Daily} }
 
 const fileName = "preferences.json"
 
@@ -98,12 +112,22 @@ func parse(b []byte) (Prefs, error) {
 		p.WhenClosed = saved.WhenClosed
 	}
 	p.MCPRegistry = strings.TrimSpace(saved.MCPRegistry)
+	if checkUpdateChecks(saved.UpdateChecks) == nil {
+		p.UpdateChecks = saved.UpdateChecks
+	}
 	return p, nil
 }
 
 func checkWhenClosed(v string) error {
 	if v != InBackground && v != Quit {
 		return fault.Invalid("when_closed is %q; use %q (keep working in the background) or %q", v, InBackground, Quit)
+	}
+	return nil
+}
+
+func checkUpdateChecks(v string) error {
+	if v != Daily && v != Manual {
+		return fault.Invalid("update_checks is %q; use %q (check once a day) or %q (only when you ask)", v, Daily, Manual)
 	}
 	return nil
 }
@@ -118,7 +142,17 @@ func (s *Store) Set(c Change) (Prefs, error) {
 		if err := checkWhenClosed(*c.WhenClosed); err != nil {
 			return p, err
 		}
+	}
+	if c.UpdateChecks != nil {
+		if err := checkUpdateChecks(*c.UpdateChecks); err != nil {
+			return p, err
+		}
+	}
+	if c.WhenClosed != nil {
 		p.WhenClosed = *c.WhenClosed
+	}
+	if c.UpdateChecks != nil {
+		p.UpdateChecks = *c.UpdateChecks
 	}
 	if c.MCPRegistry != nil {
 		p.MCPRegistry = strings.TrimSpace(*c.MCPRegistry)

@@ -2,7 +2,8 @@
 // feed, verifies the feed's ed25519 signature with the key built into this
 // binary, and compares versions; on the person's click it downloads the
 // package and keeps it only when the key signed it (download.go). It never
-// installs anything: the person opens the verified package.
+// installs anything: the person opens the verified package. A Watch
+// (watch.go) checks by itself, once a day, and remembers what it found.
 //
 // The feed is two files at a configurable URL: FEED (JSON, see Release) and
 // FEED.sig, the base64 ed25519 signature of FEED's exact bytes. The feed's
@@ -81,11 +82,8 @@ type Checker struct {
 // Check fetches and verifies the feed and says whether its release is newer
 // than Current.
 func (c *Checker) Check(ctx context.Context) (Status, error) {
-	if c.FeedURL == "" || c.FeedURL == "off" {
-		return Status{}, fmt.Errorf("%w: set RERUN_UPDATE_FEED to a release feed URL to turn them on", ErrOff)
-	}
-	if len(c.PublicKey) != ed25519.PublicKeySize {
-		return Status{}, fmt.Errorf("%w, so it trusts no release feed; new versions are on the releases page", ErrNoKey)
+	if err := c.Ready(); err != nil {
+		return Status{}, err
 	}
 	feed, err := c.get(ctx, c.FeedURL)
 	if err != nil {
@@ -105,6 +103,28 @@ func (c *Checker) Check(ctx context.Context) (Status, error) {
 	}
 	st.Available = Newer(r.Version, c.Current)
 	return st, nil
+}
+
+// Ready says, without the network, whether Check can run: ErrOff with no
+// feed URL, ErrNoKey with no key built in.
+func (c *Checker) Ready() error {
+	if c.FeedURL == "" || c.FeedURL == "off" {
+		return fmt.Errorf("%w: set RERUN_UPDATE_FEED to a release feed URL to turn them on", ErrOff)
+	}
+	if len(c.PublicKey) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w, so it trusts no release feed; new versions are on the releases page", ErrNoKey)
+	}
+	return nil
+}
+
+// Reason is the sentence a failed check shows the person: the feed's
+// fault (unreachable, unsigned, not valid) said as such.
+func Reason(err error) string {
+	msg := fault.Message(err)
+	if errors.Is(err, fault.ErrInvalid) {
+		msg = "could not check for updates: " + msg
+	}
+	return msg
 }
 
 func (c *Checker) get(ctx context.Context, u string) ([]byte, error) {

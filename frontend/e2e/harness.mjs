@@ -28,35 +28,44 @@ const ARGS = [
   '--disable-backgrounding-occluded-windows',
 ];
 
-let builtBin;
+const built = new Map();
+
+/** The binary $env names, else `go build ARGS` of the repository, built once per run. */
+function goBinary(env, name, args) {
+  if (process.env[env]) return process.env[env];
+  if (!built.has(name)) {
+    const dir = join(tmpdir(), 'rerun-e2e-bin');
+    mkdirSync(dir, { recursive: true });
+    const bin = join(dir, name);
+    execFileSync('go', ['build', '-o', bin, ...args()], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+    built.set(name, bin);
+  }
+  return built.get(name);
+}
 
 /** Builds the rerun binary (or uses $RERUN_BIN) and returns its path. */
 export function rerunBinary() {
-  if (process.env.RERUN_BIN) return process.env.RERUN_BIN;
-  if (builtBin) return builtBin;
-  const dir = join(tmpdir(), 'rerun-e2e-bin');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'rerun');
-  execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  builtBin = bin;
-  return bin;
+  return goBinary('RERUN_BIN', 'rerun', () => ['.']);
 }
 
-let builtFake;
+/** Where the test-only release key lives (never a real release's); the keyed binary trusts it. */
+export const TEST_UPDATE_KEY = join(here, 'testdata', 'update-test.key');
+
+/**
+ * The server as version v1.4.2 trusting TEST_UPDATE_KEY (make's
+ * build/bin/rerun-server-testkey via $RERUN_BIN_TESTKEY, or built here),
+ * for the spec that serves a signed release feed.
+ */
+export function rerunTestKeyBinary() {
+  return goBinary('RERUN_BIN_TESTKEY', 'rerun-testkey', () => {
+    const pub = execFileSync('go', ['run', './build/feed', 'pubkey', TEST_UPDATE_KEY], { cwd: repoRoot, encoding: 'utf8' }).trim();
+    return ['-ldflags', `-X main.version=v1.4.2 -X main.updateKey=${pub}`, '.'];
+  });
+}
 
 /** Builds the fake model server (or uses $RERUN_FAKELLM) and returns its path. */
 export function fakeLLMBinary() {
-  if (process.env.RERUN_FAKELLM) return process.env.RERUN_FAKELLM;
-  if (builtFake) return builtFake;
-  const dir = join(tmpdir(), 'rerun-e2e-bin');
-  mkdirSync(dir, { recursive: true });
-  const bin = join(dir, 'fakellm');
-  execFileSync('go', ['build', '-o', bin, './backend/llm/llmtest/cmd/fakellm'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  builtFake = bin;
-  return bin;
+  return goBinary('RERUN_FAKELLM', 'fakellm', () => ['./backend/llm/llmtest/cmd/fakellm']);
 }
 
 /**
@@ -103,11 +112,11 @@ const MODEL_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 
  * Without `llm` the server has no model provider; with a fake from
  * startFakeLLM() it talks to it as OpenAI. The Foreman's onboarding is off
  * (RERUN_ONBOARDING=off) unless `onboarding: true`; the MCP registry is off
- * unless `registry` gives a base URL (RERUN_MCP_REGISTRY).
+ * unless `registry` gives a base URL (RERUN_MCP_REGISTRY). `bin` runs
+ * another build (rerunTestKeyBinary()).
  * Returns { url (with token), origin, dataDir, stop() }.
  */
-export async function startServer({ dataDir, llm, onboarding = false, registry = 'off' } = {}) {
-  const bin = rerunBinary();
+export async function startServer({ dataDir, llm, onboarding = false, registry = 'off', bin = rerunBinary() } = {}) {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'rerun-e2e-data-'));
   const env = { ...process.env };
   for (const k of MODEL_ENV) delete env[k];

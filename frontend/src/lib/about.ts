@@ -1,5 +1,7 @@
 // About Rerun: the build's facts (GET /api/info) and what "Check for
-// updates" found (GET /api/update), turned into what the dialog says.
+// updates" found (GET /api/update), or the last check, daily or clicked
+// (GET /api/update/last), turned into what the dialog and the top bar say.
+import { ageText } from './registry';
 
 /** GET /api/info. */
 export interface AppInfo {
@@ -21,6 +23,17 @@ export interface UpdateStatus {
   url?: string;
   sha256?: string;
   notes?: string;
+}
+
+/** GET /api/update/last: what the last check found, read without the network. */
+export interface LastUpdate extends Partial<UpdateStatus> {
+  /** When it ended; absent when nothing was checked yet. */
+  checked_at?: string;
+  /** Why it failed; a failed check never says a release is available. */
+  error?: string;
+  /** How Rerun checks: daily, only when asked, or not at all (`off` says why). */
+  checks: 'daily' | 'manual' | 'off';
+  off?: string;
 }
 
 export const REPO_URL = 'https://github.com/rerun-build/rerun-desktop';
@@ -62,4 +75,29 @@ export function updateFailure(message: string): string {
   const m = message.trim();
   if (!m) return 'Could not check for updates.';
   return m.charAt(0).toUpperCase() + m.slice(1) + (/[.!?]$/.test(m) ? '' : '.');
+}
+
+/**
+ * The top bar's pill while the last check found a newer release (null
+ * otherwise): "Rerun v1.5.0 is available", or "v1.5.0 available" where the
+ * bar is short of room (the default 1280-pixel window).
+ */
+export function updatePill(last: LastUpdate | null | undefined): { long: string; short: string } | null {
+  if (!last?.available || last.error || !last.latest) return null;
+  return { long: `Rerun ${last.latest} is available`, short: `${last.latest} available` };
+}
+
+/** The last check as About Rerun shows it: the release it found, once a check ended well. */
+export function lastStatus(last: LastUpdate | null | undefined): UpdateStatus | null {
+  if (!last?.checked_at || last.error || !last.latest || !last.current) return null;
+  return { ...last, current: last.current, latest: last.latest, available: !!last.available };
+}
+
+/** When the last check was, and how Rerun checks: "Checked 2 hours ago. Rerun checks once a day." */
+export function lastCheckLine(last: LastUpdate | null | undefined, now: Date = new Date()): string {
+  if (!last || last.checks === 'off') return '';
+  const how = last.checks === 'daily' ? 'Rerun checks once a day.' : 'Rerun checks only when you ask.';
+  if (!last.checked_at) return how;
+  const when = ageText(last.checked_at, now);
+  return `${last.error ? `The last check failed ${when}` : `Checked ${when}`}. ${how}`;
 }

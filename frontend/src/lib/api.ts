@@ -35,7 +35,7 @@ import type {
 import type { BrowserNav, BrowserState } from './desktop';
 import type { AppCatalog, Connector, CustomServerInput, InstalledApp, TriedServer } from './apps';
 import type { ConnectorRequest } from './pausetypes';
-import type { Preferences, WhenClosed } from './autostart';
+import type { Preferences, UpdateChecks, WhenClosed } from './autostart';
 import type { NewTemplate, Template, TemplateInstall, TemplatePatch, TemplatePreview } from './templates';
 import type { DeadLetter, RelayLinkRequest, RelayStatus } from './relay';
 import type { BackupSchedule, FolderBackup } from './backups';
@@ -45,7 +45,7 @@ import type { Onboarding } from './onboarding';
 import type { Autostart } from './autostart';
 import type { RunSummary } from './runs';
 import type { VariableSync } from './variables';
-import type { AppInfo, DownloadedUpdate, UpdateStatus } from './about';
+import type { AppInfo, DownloadedUpdate, LastUpdate, UpdateStatus } from './about';
 import { searchParams, type DiskUsage, type Retention, type SearchQuery, type SearchResult } from './search';
 import type { Marks } from './painted';
 
@@ -279,10 +279,12 @@ export const api = {
 
   /** The server's own address (the desktop window cannot see it), the build (version, commit, date) and the data folder. */
   info: () => request<AppInfo>('GET', '/api/info'),
-  /** "Check for updates": the release feed, verified by the server; installs nothing. */
   /** Once per page: the board has painted (logged by the server; make bench times launches by it). */
   painted: (pageMs: number, marks: Marks) => request<void>('POST', '/api/ui/painted', { page_ms: pageMs, ...marks }),
+  /** "Check for updates": the release feed, verified by the server (and remembered); installs nothing. */
   checkUpdate: () => request<UpdateStatus>('GET', '/api/update'),
+  /** What the last check found, daily or clicked, without the network. */
+  lastUpdate: () => request<LastUpdate>('GET', '/api/update/last'),
   /** "Download and verify": the server fetches the package and keeps it only if the release key signed it. */
   downloadUpdate: () => request<DownloadedUpdate>('POST', '/api/update/download'),
   /** "Open installer": hands the verified package to the system, which asks before installing. */
@@ -381,6 +383,7 @@ export const api = {
   setWhenClosed: (when_closed: WhenClosed) => request<Preferences>('PUT', '/api/preferences', { when_closed }),
   /** '' the registry Rerun started with, 'off' none, or a registry's base URL (the server checks it). */
   setMcpRegistry: (mcp_registry: string) => request<Preferences>('PUT', '/api/preferences', { mcp_registry }),
+  setUpdateChecks: (update_checks: UpdateChecks) => request<Preferences>('PUT', '/api/preferences', { update_checks }),
   getHold: (wsId: string) => request<{ held: boolean }>('GET', `${ws(wsId)}/hold`),
   setHold: (wsId: string, held: boolean) => request<{ held: boolean }>('PUT', `${ws(wsId)}/hold`, { held }),
 

@@ -8,6 +8,7 @@ import { reembed } from './reembed.svelte';
 import { relay } from './relay.svelte';
 import { runFeed } from './runfeed';
 import { reportError } from './toasts.svelte';
+import { updates } from './updates.svelte';
 import { workspace as ws } from './workspace.svelte';
 
 /** Connects the app to GET /api/events; returns what stops it. */
@@ -20,6 +21,7 @@ export function connectAppEvents(): () => void {
       relay.onChange(ev);
       onboarding.onChange(ev);
       runFeed.change(ev);
+      updates.onChange(ev);
       void notificationToasts
         .onChange(
           ev,
@@ -35,6 +37,7 @@ export function connectAppEvents(): () => void {
       void ws.resync().catch((err) => reportError(err, 'Could not refresh'));
       runFeed.resync();
       budgets.resync();
+      void updates.load().catch(() => {});
     },
     onStatus: (s) => (ws.stream = s),
     // A 401 signs the page out (and stops the stream); anything else: keep retrying.

@@ -1,5 +1,6 @@
 // Settings → General: this computer's choices about the app (start at login,
-// what closing the window does, the MCP registry) and how they read.
+// what closing the window does, the MCP registry, update checks) and how
+// they read.
 /** Start at login (Settings → General): the entry written for this computer. */
 export type Autostart = { enabled: boolean; available: boolean; path: string };
 
@@ -14,7 +15,11 @@ export type Preferences = {
   mcp_registry: string;
   /** The registry searched now ('' when off). */
   mcp_registry_url: string;
+  update_checks: UpdateChecks;
 };
+
+/** When Rerun looks for a newer version: once a day, or only on "Check for updates". */
+export type UpdateChecks = 'daily' | 'manual';
 
 /** The line under Settings → General's "Start Rerun when you log in" switch. */
 export function autostartHint(a: Autostart): string {
@@ -35,4 +40,10 @@ export const WHEN_CLOSED_CHOICES: { id: WhenClosed; label: string; hint: string 
     label: 'Quit Rerun',
     hint: 'Rerun quits, asking first when coworkers are working. Nothing runs until you start it again.',
   },
+];
+
+/** The choices of Settings → General's "Updates". */
+export const UPDATE_CHECKS_CHOICES: { id: UpdateChecks; label: string; hint: string }[] = [
+  { id: 'daily', label: 'Check daily', hint: 'Rerun looks for a new version once a day and says so in the top bar. It never installs anything by itself.' },
+  { id: 'manual', label: 'Only when I ask', hint: 'Rerun looks only when you click Check for updates in About Rerun.' },
 ];

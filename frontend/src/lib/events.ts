@@ -38,9 +38,10 @@ export type ChangeKind =
   | 'browser.updated'
   | 'template.created'
   | 'template.updated'
-  | 'template.deleted';
+  | 'template.deleted'
+  | 'update.checked';
 
-/** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`. */
+/** run.* events also name the run's agent and session; memory.reembed carries `text: "done/total"`; update.checked names no workspace. */
 export type ChangeEvent = { workspace: string; kind: ChangeKind | string; id?: string; agent?: string; session?: string; text?: string };
 
 /** Streamed model text of a run, before its `model` step is committed. */
