@@ -148,29 +148,21 @@ type NewRun struct {
 	Input              string
 }
 
-// The statements of StartEachTx: each takes its rows as one JSON array
-// (json_each), so their number does not grow with the runs'.
-const (
-	// Rows are session ids; an unknown one has no agent.
-	eachOwners = `SELECT k.value, coalesce(s.agent_id, '') FROM json_each(?) AS k LEFT JOIN sessions AS s ON s.id = k.value`
-	// Rows are [session id, updated at, title].
-	eachSessions = `UPDATE sessions SET updated_at = n.value->>1, title = CASE WHEN title = '' THEN n.value->>2 ELSE title END
-		FROM json_each(?) AS n WHERE sessions.id = n.value->>0`
-	// Rows are [id, agent id, session id, source, input, created at].
-	eachRuns = `INSERT INTO runs (id, agent_id, session_id, source, status, input, steps, created_at)
-		SELECT value->>0, value->>1, value->>2, value->>3, 'queued', value->>4, 1, value->>5 FROM json_each(?)`
-	// Rows are [run id, data, time].
-	eachSteps = `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at)
-		SELECT value->>0, 1, 'input', value->>1, value->>2, value->>2 FROM json_each(?)`
-)
+// eachOwners is StartEachTx's check of the sessions; its rows are session
+// ids (an unknown one has no agent).
+const eachOwners = `SELECT k.value, coalesce(s.agent_id, '') FROM json_each(?) AS k LEFT JOIN sessions AS s ON s.id = k.value`
+
+// eachBatch is how many rows one of StartEachTx's statements writes at most.
+const eachBatch = 1024
 
 // StartEachTx is StartTx for runs of many sessions: a burst of schedules
-// due at one instant, each firing in its own session. However many there
-// are, it costs four statements: the sessions are checked in one, updated
-// in another, and the runs and their input steps inserted from one JSON
-// array each. The search index on steps is so written once for all of
-// them; a statement each made FTS5 flush its pending terms at the end of
-// every statement, which cost a burst of 10,000 fires a fifth of its time.
+// due at one instant, each firing in its own session. It costs a few
+// statements for up to a thousand runs: the sessions are checked in one,
+// updated in another, and the runs and their input steps inserted a
+// multi-row statement each. The search index on steps is so written once
+// for many of them; a statement each made FTS5 flush its pending terms at
+// the end of every statement, which cost a burst of 10,000 fires a fifth
+// of its time.
 //
 // errs[i] is the fault error of news[i] (a wrong session or input), for
 // which nothing is written; runs[i] is the queued run otherwise. Pass the
@@ -230,7 +222,7 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 		runs[i] = r
 		ts := store.FormatTime(r.CreatedAt)
 		runRows = append(runRows, []any{r.ID, r.AgentID, r.SessionID, r.Source, r.Input, ts})
-		stepRows = append(stepRows, []any{r.ID, data, ts})
+		stepRows = append(stepRows, []any{r.ID, data, ts, ts})
 		// A session's title comes from its first run; its time is its last.
 		if x, ok := sessions[n.SessionID]; ok {
 			sessions[n.SessionID] = session{ts, x.title}
@@ -247,26 +239,29 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 		x := sessions[id]
 		sessionRows = append(sessionRows, []any{id, x.at, x.title})
 	}
-	for _, w := range []struct {
-		query string
-		rows  [][]any
-	}{{eachSessions, sessionRows}, {eachRuns, runRows}, {eachSteps, stepRows}} {
-		st, err := s.db.Prepared(w.query)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, _ := json.Marshal(w.rows)
-		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, string(b)); err != nil {
-			return nil, nil, err
-		}
+	w, err := s.startStmts()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := w.eachSession.Exec(ctx, tx, sessionRows); err != nil {
+		return nil, nil, err
+	}
+	if err := w.eachRun.Exec(ctx, tx, runRows); err != nil {
+		return nil, nil, err
+	}
+	if err := w.eachStep.Exec(ctx, tx, stepRows); err != nil {
+		return nil, nil, err
 	}
 	return runs, errs, nil
 }
 
-// startStatements are the writes of StartManyTx.
+// startStatements are the writes of StartManyTx and StartEachTx.
 type startStatements struct {
 	session   *sql.Stmt
 	run, step *store.Rows
+	// StartEachTx's: rows are [session id, updated at, title], [id, agent
+	// id, session id, source, input, created at] and [run id, data, time].
+	eachSession, eachRun, eachStep *store.Rows
 }
 
 func prepareStart(db *store.DB) (startStatements, error) {
@@ -276,6 +271,12 @@ func prepareStart(db *store.DB) (startStatements, error) {
 		step: &store.Rows{DB: db, Head: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES`,
 			Row: `(?, 1, 'input', ?, ?, ?)`},
 	}
+	st.eachSession = &store.Rows{DB: db, Max: eachBatch, Head: `UPDATE sessions SET updated_at = n.column2,
+		title = CASE WHEN title = '' THEN n.column3 ELSE title END FROM (VALUES`, Row: `(?, ?, ?)`, Tail: `) AS n WHERE sessions.id = n.column1`}
+	st.eachRun = &store.Rows{DB: db, Max: eachBatch, Head: `INSERT INTO runs (id, agent_id, session_id, source, status, input, steps, created_at) VALUES`,
+		Row: `(?, ?, ?, ?, 'queued', ?, 1, ?)`}
+	st.eachStep = &store.Rows{DB: db, Max: eachBatch, Head: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES`,
+		Row: `(?, 1, 'input', ?, ?, ?)`}
 	err := db.PrepareAll(store.Statement{Into: &st.session, Query: `UPDATE sessions SET updated_at = ?,
 		title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ? AND agent_id = ?`})
 	return st, err

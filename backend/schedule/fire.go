@@ -190,30 +190,34 @@ type claimed struct {
 }
 
 // statements are the claim's, prepared once. Besides its runs, a batch of
-// due schedules takes the same four statements whatever its size: the
-// rows of the batch go in as one JSON array each (json_each), so a burst of
-// 10,000 fires does not run tens of thousands of small statements of its
-// own, each with its statement journal.
-type statements struct{ due, taken, fires, next *sql.Stmt }
+// due schedules takes the same few statements whatever its size: the
+// firing keys of the batch go in as one JSON array (json_each), its fire
+// rows and next fire times as multi-row statements, so a burst of 10,000
+// fires does not run tens of thousands of small statements of its own,
+// each with its statement journal.
+type statements struct {
+	due, taken  *sql.Stmt
+	fires, next *store.Rows
+}
 
 func prepare(db *store.DB) (statements, error) {
-	var st statements
+	st := statements{
+		// Rows are [id, schedule id, scheduled for, fired at, outcome, note, run id, error].
+		fires: &store.Rows{DB: db, Max: batch, Head: `INSERT OR IGNORE INTO schedule_fires (id, schedule_id, scheduled_for, fired_at,
+			outcome, note, run_id, error) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?)`},
+		// Rows are [id, next fire, enabled, last fired, the next fire read,
+		// updated at]. The compare on next_fire_at is belt and braces: the
+		// transaction holds the write lock.
+		next: &store.Rows{DB: db, Max: batch, Head: `UPDATE schedules SET next_fire_at = n.column2, enabled = n.column3,
+			last_fired_at = n.column4, updated_at = n.column6 FROM (VALUES`, Row: `(?, ?, ?, ?, ?, ?)`,
+			Tail: `) AS n WHERE schedules.id = n.column1 AND schedules.next_fire_at = n.column5`},
+	}
 	err := db.PrepareAll(
 		store.Statement{Into: &st.due, Query: `SELECT ` + columns + ` FROM schedules WHERE next_fire_at <= ? ORDER BY next_fire_at LIMIT ?`},
-		// The firing key (its partial index): which of these [schedule id,
-		// time] pairs were claimed before?
+		// The firing key (its index): which of these [schedule id, time]
+		// pairs were claimed before?
 		store.Statement{Into: &st.taken, Query: `SELECT f.schedule_id, f.scheduled_for FROM json_each(?) AS k
 			JOIN schedule_fires AS f ON f.schedule_id = k.value->>0 AND f.scheduled_for = k.value->>1 AND f.outcome != 'manual'`},
-		// Rows are [id, schedule id, scheduled for, outcome, note, run id, error].
-		store.Statement{Into: &st.fires, Query: `INSERT OR IGNORE INTO schedule_fires (id, schedule_id, scheduled_for, fired_at,
-			outcome, note, run_id, error) SELECT value->>0, value->>1, value->>2, ?, value->>3, value->>4, value->>5, value->>6
-			FROM json_each(?)`},
-		// Rows are [id, next fire, enabled, last fired, the next fire read].
-		// The compare on next_fire_at is belt and braces: the transaction
-		// holds the write lock.
-		store.Statement{Into: &st.next, Query: `UPDATE schedules SET next_fire_at = n.value->>1, enabled = n.value->>2,
-			last_fired_at = n.value->>3, updated_at = ? FROM json_each(?) AS n
-			WHERE schedules.id = n.value->>0 AND schedules.next_fire_at = n.value->>4`},
 	)
 	return st, err
 }
@@ -349,7 +353,7 @@ func (s *Service) claimAll(ctx context.Context, tx *sql.Tx, st statements, due [
 				}
 				note += fmt.Sprintf(" (and %s%d earlier missed times not listed)", more, p.unlisted)
 			}
-			fires = append(fires, []any{store.NewSortedID("fire"), sch.ID, store.FormatTime(t), OutcomeMissed, note, "", ""})
+			fires = append(fires, []any{store.NewSortedID("fire"), sch.ID, store.FormatTime(t), ts, OutcomeMissed, note, "", ""})
 		}
 		lastFired := sch.LastFiredAt
 		if at := store.FormatTime(p.fire); !p.fire.IsZero() && !taken[[2]string{sch.ID, at}] {
@@ -364,7 +368,7 @@ func (s *Service) claimAll(ctx context.Context, tx *sql.Tx, st statements, due [
 		if sch.Enabled && !p.next.IsZero() {
 			enabled = 1
 		}
-		next = append(next, []any{sch.ID, nullTime(&p.next), enabled, nullTime(lastFired), store.FormatTime(*sch.NextFireAt)})
+		next = append(next, []any{sch.ID, nullTime(&p.next), enabled, nullTime(lastFired), store.FormatTime(*sch.NextFireAt), ts})
 		changed = append(changed, sch)
 	}
 	// The runs of the batch's fires, queued together.
@@ -372,17 +376,13 @@ func (s *Service) claimAll(ctx context.Context, tx *sql.Tx, st statements, due [
 		return nil, nil, err
 	}
 	for _, c := range out {
-		fires = append(fires, []any{c.fire.ID, c.sch.ID, store.FormatTime(c.fire.ScheduledFor), OutcomeFired, c.fire.Note, c.fire.RunID, c.fire.Error})
+		fires = append(fires, []any{c.fire.ID, c.sch.ID, store.FormatTime(c.fire.ScheduledFor), ts, OutcomeFired, c.fire.Note, c.fire.RunID, c.fire.Error})
 	}
-	if len(fires) > 0 {
-		if _, err := tx.StmtContext(ctx, st.fires).ExecContext(ctx, ts, jsonRows(fires)); err != nil {
-			return nil, nil, fmt.Errorf("record fires: %w", err)
-		}
+	if err := st.fires.Exec(ctx, tx, fires); err != nil {
+		return nil, nil, fmt.Errorf("record fires: %w", err)
 	}
-	if len(next) > 0 {
-		if _, err := tx.StmtContext(ctx, st.next).ExecContext(ctx, ts, jsonRows(next)); err != nil {
-			return nil, nil, fmt.Errorf("move next fire times: %w", err)
-		}
+	if err := st.next.Exec(ctx, tx, next); err != nil {
+		return nil, nil, fmt.Errorf("move next fire times: %w", err)
 	}
 	return out, changed, nil
 }
@@ -408,13 +408,6 @@ func takenKeys(ctx context.Context, tx *sql.Tx, st statements, keys [][2]string)
 		taken[k] = true
 	}
 	return taken, rows.Err()
-}
-
-// jsonRows encodes rows of text, numbers and nulls as a JSON array for
-// json_each.
-func jsonRows(rows [][]any) string {
-	b, _ := json.Marshal(rows)
-	return string(b)
 }
 
 // queue queues the runs of claimed fires cs inside tx, together, and sets

@@ -14,6 +14,7 @@ import (
 	"encoding/base32"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"net/url"
 	"sort"
 	"strconv"
@@ -192,26 +193,46 @@ func (db *DB) Close() error {
 }
 
 // Rows is a multi-row INSERT (Head, e.g. "INSERT INTO t (a, b) VALUES",
-// then Row, "(?, ?)", once a row), prepared once for each number of rows:
-// a burst of rows written together (the runs of webhook calls sharing a
-// commit) costs one statement rather than one a row. The zero value with
-// DB, Head and Row set is ready to use.
+// then Row, "(?, ?)", once a row, then Tail), prepared once for each number
+// of rows: a burst of rows written together (the runs of webhook calls
+// sharing a commit) costs one statement rather than one a row. With Tail
+// it is any statement over a VALUES list, e.g. "UPDATE t SET b = n.column2
+// FROM (VALUES" … ") AS n WHERE t.a = n.column1". Values are bound as
+// they are, so no row is encoded and parsed again on the way (as rows
+// passed as a JSON array for json_each are, once for every column read).
+// The zero value with DB, Head and Row set is ready to use.
 type Rows struct {
 	DB   *DB
 	Head string
 	Row  string
+	Tail string
+	// Max is how many rows one statement takes at most; 0 is 64. Past 64
+	// a statement takes a power of two of them, so that few sizes are
+	// ever prepared. A statement on a table with a full-text index flushes
+	// the index once at its end: the fewer statements the better.
+	Max int
 
 	mu sync.Mutex
 	m  map[int]*sql.Stmt
 }
 
-// maxRows bounds the rows of one statement (and so how many are prepared).
+// maxRows is Rows' default Max.
 const maxRows = 64
 
 // Insert writes rows inside tx, each as many values as Row has "?".
 func (r *Rows) Insert(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	return r.Exec(ctx, tx, rows)
+}
+
+// Exec runs the statement over rows inside tx, in as few statements as
+// Max allows.
+func (r *Rows) Exec(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	limit := max(r.Max, maxRows)
 	for len(rows) > 0 {
-		n := min(len(rows), maxRows)
+		n := min(len(rows), limit)
+		if n > maxRows {
+			n = 1 << (bits.Len(uint(n)) - 1)
+		}
 		st, err := r.stmt(n)
 		if err != nil {
 			return err
@@ -234,10 +255,10 @@ func (r *Rows) stmt(n int) (*sql.Stmt, error) {
 	if st := r.m[n]; st != nil {
 		return st, nil
 	}
-	q := r.Head + " " + r.Row + strings.Repeat(", "+r.Row, n-1)
+	q := r.Head + " " + r.Row + strings.Repeat(", "+r.Row, n-1) + " " + r.Tail
 	st, err := r.DB.Prepare(q)
 	if err != nil {
-		return nil, fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(r.Head+" "+r.Row), " "), err)
+		return nil, fmt.Errorf("prepare %q: %w", strings.Join(strings.Fields(r.Head+" "+r.Row+" "+r.Tail), " "), err)
 	}
 	if r.m == nil {
 		r.m = map[int]*sql.Stmt{}
