@@ -220,7 +220,8 @@ func (db *DB) Close() error {
 // FROM (VALUES" … ") AS n WHERE t.a = n.column1". Values are bound as
 // they are, so no row is encoded and parsed again on the way (as rows
 // passed as a JSON array for json_each are, once for every column read).
-// The zero value with DB, Head and Row set is ready to use.
+// Each queries a list the same way (Head "SELECT … WHERE k IN (", Row "?",
+// Tail ") AND …"). The zero value with DB, Head and Row set is ready to use.
 type Rows struct {
 	DB   *DB
 	Head string
@@ -247,6 +248,34 @@ func (r *Rows) Insert(ctx context.Context, tx *sql.Tx, rows [][]any) error {
 // Exec runs the statement over rows inside tx, in as few statements as
 // Max allows.
 func (r *Rows) Exec(ctx context.Context, tx *sql.Tx, rows [][]any) error {
+	return r.each(rows, nil, func(st *sql.Stmt, args []any) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return err
+	})
+}
+
+// Each runs the query over rows inside tx, with args after each
+// statement's rows (for "?" in Tail), and calls scan for each row it
+// returns.
+func (r *Rows) Each(ctx context.Context, tx *sql.Tx, rows [][]any, args []any, scan func(Scanner) error) error {
+	return r.each(rows, args, func(st *sql.Stmt, args []any) error {
+		res, err := tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer res.Close()
+		for res.Next() {
+			if err := scan(res); err != nil {
+				return err
+			}
+		}
+		return res.Err()
+	})
+}
+
+// each runs st, the statement for as many rows as Max allows, over rows
+// and then args, until every row is done.
+func (r *Rows) each(rows [][]any, args []any, run func(st *sql.Stmt, args []any) error) error {
 	limit := max(r.Max, maxRows)
 	for len(rows) > 0 {
 		n := min(len(rows), limit)
@@ -257,11 +286,11 @@ func (r *Rows) Exec(ctx context.Context, tx *sql.Tx, rows [][]any) error {
 		if err != nil {
 			return err
 		}
-		args := make([]any, 0, n*len(rows[0]))
+		all := make([]any, 0, n*len(rows[0])+len(args))
 		for _, row := range rows[:n] {
-			args = append(args, row...)
+			all = append(all, row...)
 		}
-		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+		if err := run(st, append(all, args...)); err != nil {
 			return err
 		}
 		rows = rows[n:]

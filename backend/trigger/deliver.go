@@ -95,23 +95,34 @@ var errBusy = errors.New("a call with this idempotency key is being handled; ret
 // statements are the intake's, prepared once: a busy trigger runs them for
 // every call, and an unprepared statement is parsed on every call.
 type statements struct {
-	lookup, current, byKey *sql.Stmt
-	insert                 *store.Rows // the deliveries of a batch, one statement
+	lookup, current *sql.Stmt
+	insert          *store.Rows // the deliveries of a batch, one statement
+	byKeys          *store.Rows // the deliveries holding a batch's keys of one trigger
 }
 
 func prepare(db *store.DB) (statements, error) {
-	st := statements{insert: &store.Rows{DB: db, Head: `INSERT INTO trigger_deliveries (id, trigger_id, received_at, status,
-		outcome, idempotency_key, method, content_type, size, run_id, error) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}}
+	st := statements{
+		insert: &store.Rows{DB: db, Head: `INSERT INTO trigger_deliveries (id, trigger_id, received_at, status,
+			outcome, idempotency_key, method, content_type, size, run_id, error) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		// "!= ''" lets SQLite use the partial unique index.
+		byKeys: &store.Rows{DB: db, Head: `SELECT ` + deliveryColumns + `, idempotency_key FROM trigger_deliveries
+			WHERE idempotency_key != '' AND idempotency_key IN (`, Row: `?`, Tail: `) AND trigger_id = ?`},
+	}
 	err := db.PrepareAll(
 		store.Statement{Into: &st.lookup, Query: `SELECT ` + columns + `, k.expires_at FROM trigger_tokens k
 			JOIN triggers t ON t.id = k.trigger_id WHERE k.hash = ? AND (k.expires_at IS NULL OR k.expires_at > ?)`},
 		store.Statement{Into: &st.current, Query: `SELECT updated_at FROM triggers WHERE id = ?`},
-		// "!= ''" lets SQLite use the partial unique index.
-		store.Statement{Into: &st.byKey, Query: `SELECT ` + deliveryColumns + ` FROM trigger_deliveries
-			WHERE trigger_id = ? AND idempotency_key = ? AND idempotency_key != ''`},
 	)
 	return st, err
 }
+
+// withKey scans a delivery's columns and then its idempotency key.
+type withKey struct {
+	store.Scanner
+	key *string
+}
+
+func (w withKey) Scan(dest ...any) error { return w.Scanner.Scan(append(dest, w.key)...) }
 
 // startRun queues the run of delivery d inside tx and sets its id on d;
 // when the run cannot be queued (the session is gone, say), d records the
@@ -192,7 +203,7 @@ func (s *Service) acceptAll(ctx context.Context, tx *sql.Tx, calls []*acceptance
 	type keyed struct{ trigger, key string }
 	first := map[keyed]*acceptance{} // the batch's first call of a key
 	later := map[*acceptance]*acceptance{}
-	var fresh []*acceptance // the calls that queue a run
+	keys := map[string][][]any{} // trigger id → the keys of its first calls
 	for _, a := range calls {
 		a.out, a.existing, a.dup, a.stale = a.d, Delivery{}, false, false
 		looked := a.t.ID + " " + store.FormatTime(a.t.UpdatedAt)
@@ -206,30 +217,44 @@ func (s *Service) acceptAll(ctx context.Context, tx *sql.Tx, calls []*acceptance
 			ok = err == nil && a.t.ID+" "+updated == looked
 			current[looked] = ok
 		}
-		if a.stale = !ok; a.stale {
+		if a.stale = !ok; a.stale || a.key == "" {
 			continue
 		}
-		if a.key != "" {
-			k := keyed{a.t.ID, a.key}
-			if f := first[k]; f != nil {
-				later[a] = f
-				continue
-			}
-			first[k] = a
-			e, err := scanDelivery(tx.StmtContext(ctx, st.byKey).QueryRowContext(ctx, a.t.ID, a.key))
-			switch {
-			case errors.Is(err, sql.ErrNoRows):
-			case err != nil:
-				return err
-			case e.Error == "" && a.d.ReceivedAt.Sub(e.ReceivedAt) < s.cfg.IdempotencyWindow:
+		k := keyed{a.t.ID, a.key}
+		if f := first[k]; f != nil {
+			later[a] = f
+			continue
+		}
+		first[k] = a
+		keys[a.t.ID] = append(keys[a.t.ID], []any{a.key})
+	}
+	// The deliveries that already hold the keys: one statement for a
+	// trigger's keys rather than one a call.
+	held := map[keyed]Delivery{}
+	for id, list := range keys {
+		err := st.byKeys.Each(ctx, tx, list, []any{id}, func(row store.Scanner) error {
+			var key string
+			d, err := scanDelivery(withKey{row, &key})
+			held[keyed{id, key}] = d
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	var fresh []*acceptance // the calls that queue a run, in the order they came
+	for _, a := range calls {
+		if a.stale || later[a] != nil {
+			continue
+		}
+		if e, ok := held[keyed{a.t.ID, a.key}]; ok && a.key != "" {
+			if e.Error == "" && a.d.ReceivedAt.Sub(e.ReceivedAt) < s.cfg.IdempotencyWindow {
 				a.existing, a.dup = e, true
 				continue
-			default:
-				// A failed one, or one older than the window, gives up its
-				// key.
-				if _, err := tx.ExecContext(ctx, `UPDATE trigger_deliveries SET idempotency_key = '' WHERE id = ?`, e.ID); err != nil {
-					return err
-				}
+			}
+			// A failed one, or one older than the window, gives up its key.
+			if _, err := tx.ExecContext(ctx, `UPDATE trigger_deliveries SET idempotency_key = '' WHERE id = ?`, e.ID); err != nil {
+				return err
 			}
 		}
 		fresh = append(fresh, a)

@@ -231,6 +231,34 @@ func TestIdempotency(t *testing.T) {
 		t.Errorf("%d runs, want 3 (msg_1, k-1, msg_2)", n)
 	}
 
+	// Keys seen before and new ones at once (calls that share a commit
+	// look their keys up together): each seen key gets its own first run,
+	// each new key a run of its own.
+	seen := map[string]string{"msg_1": first.str("run_id"), "k-1": other.str("run_id"), "msg_2": answers[0].str("run_id")}
+	mixed := []string{"msg_1", "new_1", "k-1", "new_2", "msg_2", "new_3"}
+	got := make([]response, len(mixed))
+	for i, key := range mixed {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i] = e.call("POST", token, `{"n":3}`, "webhook-id", key) }()
+	}
+	wg.Wait()
+	runs := map[string]bool{}
+	for i, key := range mixed {
+		switch want, old := seen[key]; {
+		case old && (got[i].status != 200 || got[i].str("run_id") != want):
+			t.Errorf("seen key %s: %d %v, want 200 with run %s", key, got[i].status, got[i].body, want)
+		case !old && got[i].status != 202:
+			t.Errorf("new key %s: %d %v, want 202", key, got[i].status, got[i].body)
+		}
+		runs[got[i].str("run_id")] = true
+	}
+	if len(runs) != len(mixed) {
+		t.Errorf("run ids %v: want %d different ones", runs, len(mixed))
+	}
+	if n := len(e.sessionRuns(tr)); n != 6 {
+		t.Errorf("%d runs, want 6 (3 before, new_1, new_2, new_3)", n)
+	}
+
 	e.clock.Add(24*time.Hour + time.Second)
 	late := e.call("POST", token, `{"n":1}`, "webhook-id", "msg_1")
 	if late.status != 202 || late.str("run_id") == first.str("run_id") {
