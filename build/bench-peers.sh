@@ -99,7 +99,7 @@ for round in $(seq "${ROUNDS:-3}"); do
   ws=""; until [ -n "$ws" ]; do ws=$(rerun_ws 2>/dev/null || true); done
   bx=$(api "$base/api/workspaces/$ws/board" | sed -n 's/.*"boxes":\[{"id":"\([^"]*\)".*/\1/p')
   ag=$(api -X POST -d "{\"name\":\"Hooks\",\"box_id\":\"$bx\"}" "$base/api/workspaces/$ws/agents" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
-  url=$(api -X POST -d '{"name":"Load","instruction":"Count it.","rate_limit":100000}' \
+  url=$(api -X POST -d '{"name":"Load","instruction":"Count it.","rate_limit":1000000}' \
     "$base/api/workspaces/$ws/agents/$ag/triggers" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
   read -r rps p99 bad < <(hook "$url")
   [ "$bad" = 0 ] || echo "bench-peers: Rerun answered $bad requests with no 2xx" >&2

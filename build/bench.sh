@@ -129,7 +129,7 @@ else
     until [ -n "$ws" ]; do ws=$(api "$base/api/workspaces" 2>/dev/null | sed -n 's/.*"current":"\([^"]*\)".*/\1/p'); done
     bx=$(api "$base/api/workspaces/$ws/board" | sed -n 's/.*"boxes":\[{"id":"\([^"]*\)".*/\1/p')
     ag=$(api -X POST -d "{\"name\":\"Hooks\",\"box_id\":\"$bx\"}" "$base/api/workspaces/$ws/agents" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
-    hook=$(api -X POST -d '{"name":"Load","instruction":"Count it.","rate_limit":100000}' \
+    hook=$(api -X POST -d '{"name":"Load","instruction":"Count it.","rate_limit":1000000}' \
       "$base/api/workspaces/$ws/agents/$ag/triggers" | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
     r=$(load "$hook")
     echo "$r" >>"$tmp/rerun.rounds"

@@ -300,7 +300,7 @@ func triggerTools() []toolDef {
 			`"methods":{"type":"array","items":{"type":"string","enum":["GET","POST","PUT","PATCH","DELETE"]}},` +
 			`"signing_secret_var":{"type":"string","description":"Name of the variable holding the signing secret, e.g. STRIPE_WEBHOOK_SECRET; empty: unsigned calls are accepted."},` +
 			`"enabled":{"type":"boolean","description":"false pauses it: calls get 503."},` +
-			`"rate_limit":{"type":"integer","minimum":1,"maximum":100000,"description":"Calls per minute."}` +
+			`"rate_limit":{"type":"integer","minimum":1,"maximum":1000000,"description":"Calls per minute."}` +
 			`},"required":["agent"],"additionalProperties":false}`,
 		run: func(ctx context.Context, w *workspace.Workspace, args json.RawMessage) (any, error) {
 			var in struct {

@@ -78,8 +78,8 @@ const shownPrefix = len(tokenPrefix) + 6
 const (
 	MaxNameLen        = 80
 	MaxInstructionLen = 16 << 10
-	DefaultRateLimit  = 60     // calls per minute
-	MaxRateLimit      = 100000 // calls per minute
+	DefaultRateLimit  = 60      // calls per minute
+	MaxRateLimit      = 1000000 // calls per minute: a busy shop's webhooks, with room
 	MaxGrace          = 7 * 24 * time.Hour
 )
 
