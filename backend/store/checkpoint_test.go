@@ -3,12 +3,11 @@ package store_test
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rerun-build/rerun-desktop/backend/store"
-	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // TestCheckpointerStartsTheWALOver: with SQLite's automatic checkpoint off,
@@ -17,20 +16,14 @@ import (
 // frame instead of growing it.
 func TestCheckpointerStartsTheWALOver(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "c.db")
-	db, err := store.Open(ctx, path, nil)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	if _, err := db.Exec(`CREATE TABLE t (b BLOB NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	shm, err := os.Open(path + "-shm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shm.Close() // after the database
-	defer db.Close()
 	// 3000 frames: 150 commits of 20 pages each.
 	for range 150 {
 		if err := db.Tx(ctx, func(tx *sql.Tx) error {
@@ -42,17 +35,21 @@ func TestCheckpointerStartsTheWALOver(t *testing.T) {
 	}
 	// The commits wake the checkpointer; wait until it has copied all but
 	// less than a thousand frames.
-	waittest.Until(t, "the checkpointer to copy the WAL", func() bool {
-		frames, copied := store.WALFrames(shm)
-		return frames-copied < 1000
-	})
+	frames, copied := db.WALFrames()
+	for deadline := time.Now().Add(30 * time.Second); frames-copied >= 1000 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		frames, copied = db.WALFrames()
+	}
+	if frames-copied >= 1000 {
+		t.Fatalf("WAL not copied into the database: %d of %d frames copied", copied, frames)
+	}
 	if err := db.Tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO t VALUES (x'00')`)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if frames, _ := store.WALFrames(shm); frames >= 3000 {
+	if frames, _ = db.WALFrames(); frames >= 3000 {
 		t.Errorf("WAL after 3000 frames of commits: %d frames, want it started over since", frames)
 	}
 	var n int
