@@ -36,11 +36,6 @@ type DB struct {
 	// mutex hands over in order once waiters starve.
 	writer  sync.Mutex
 	commits atomic.Int64
-	// committed wakes the checkpointer (checkpoint.go) after a commit;
-	// stopCheckpoints ends it, and checkpointed is closed once it has.
-	committed       chan struct{}
-	stopCheckpoints context.CancelFunc
-	checkpointed    chan struct{}
 	// prepared holds the statements of Prepared by query text.
 	prepared sync.Map // string → *prepared
 }
@@ -68,9 +63,6 @@ func dsn(path string) string {
 	// schedule fires, a bulk insert) otherwise spills its journal to a
 	// temporary file, two pwrite calls per page.
 	q.Add("_pragma", "temp_store(MEMORY)")
-	// No commit copies the WAL into the database file: the checkpointer
-	// does, beside the writers (checkpoint.go).
-	q.Add("_pragma", "wal_autocheckpoint(0)")
 	// BEGIN IMMEDIATE takes the write lock up front: deferred transactions that
 	// read then write fail with SQLITE_BUSY under concurrency whatever the timeout.
 	q.Set("_txlock", "immediate")
@@ -104,9 +96,6 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 			return nil, err
 		}
 	}
-	db.committed, db.checkpointed = make(chan struct{}, 1), make(chan struct{})
-	ctx, db.stopCheckpoints = context.WithCancel(context.WithoutCancel(ctx))
-	go db.serveCheckpoints(ctx)
 	return db, nil
 }
 
@@ -133,10 +122,6 @@ func (db *DB) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	db.commits.Add(1)
-	select {
-	case db.committed <- struct{}{}:
-	default: // already awake
-	}
 	return nil
 }
 
@@ -197,13 +182,8 @@ func (db *DB) prepare(query string) (*prepared, error) {
 	return p, nil
 }
 
-// Close stops the checkpointer, closes the statements of Prepared, then
-// the database.
+// Close closes the statements of Prepared, then the database.
 func (db *DB) Close() error {
-	if db.stopCheckpoints != nil {
-		db.stopCheckpoints()
-		<-db.checkpointed
-	}
 	db.prepared.Range(func(q, p any) bool {
 		p.(*prepared).st.Close()
 		db.prepared.Delete(q)
