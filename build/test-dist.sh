@@ -20,6 +20,7 @@ step() { echo "== test-dist: $* ($(( SECONDS - t0 )) s)"; }
 t0=$SECONDS
 
 step "make dist"
+rm -rf build/dist # packages of earlier versions would be taken for these
 make --no-print-directory dist
 debs=(build/dist/rerun_*.deb) tars=(build/dist/rerun-*-linux-*.tar.gz)
 [ ${#debs[@]} -eq 1 ] && [ -f "${debs[0]}" ] || fail "want one .deb in build/dist, found: ${debs[*]}"
