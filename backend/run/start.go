@@ -70,7 +70,7 @@ func (s *Service) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, s
 // anything is written.
 func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source string, inputs []string, o StartOptions) ([]Run, error) {
 	if o.From == "" {
-		o.From = map[string]string{SourceChat: "you", SourceAPI: "api"}[source]
+		o.From = defaultFrom(source)
 	}
 	runs := make([]Run, len(inputs))
 	rows := make([][]any, len(inputs))
@@ -138,6 +138,12 @@ func (s *Service) newRun(agentID, sessionID, source, input string, o StartOption
 	data, _ := json.Marshal(InputData{Text: input, From: o.From})
 	return Run{ID: store.NewSortedID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
 		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}, string(data), nil
+}
+
+// defaultFrom is who the chat shows as the author of a run from source
+// when its starter names nobody.
+func defaultFrom(source string) string {
+	return map[string]string{SourceChat: "you", SourceAPI: "api"}[source]
 }
 
 // NewRun is one run of StartEachTx.
@@ -212,7 +218,7 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 		}
 		o := StartOptions{From: n.From}
 		if o.From == "" {
-			o.From = map[string]string{SourceChat: "you", SourceAPI: "api"}[n.Source]
+			o.From = defaultFrom(n.Source)
 		}
 		r, data, err := s.newRun(n.AgentID, n.SessionID, n.Source, n.Input, o)
 		if err != nil {
