@@ -143,7 +143,10 @@ func TestStartEachTx(t *testing.T) {
 		t.Errorf("search finds %d inputs with 'water' (%v), want 2", indexed, err)
 	}
 
-	f.fake.Script(llmtest.Text("Fed."))
+	// Started wakes the workers, which take every session's oldest queued
+	// run (s1's two as well): each gets the same answer, in whatever order
+	// they ask.
+	f.fake.Script(llmtest.Text("Fed."), llmtest.Text("Fed."), llmtest.Text("Fed."))
 	f.svc.Started(runs[4])
 	if done := f.wait(runs[4].ID); done.Status != run.Done || done.Output != "Fed." {
 		t.Errorf("after Started: %s %q, want done", done.Status, done.Output)
