@@ -97,6 +97,8 @@ type Service struct {
 	ledger    ledger
 
 	kick chan struct{}
+	// passes counts dispatch passes (a test reads it).
+	passes atomic.Int64
 	// startStmts are StartTx's statements, prepared once: schedules and
 	// triggers queue runs in bursts, and an unprepared statement is parsed
 	// again on every call.
