@@ -201,13 +201,25 @@ func (s *Service) execute(ctx context.Context, r Run) {
 		// Claim the run: only a queued run starts, so a run read as queued
 		// by an earlier dispatch pass, already executed or cancelled since,
 		// never runs twice.
-		res, err := s.db.ExecContext(bg, `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status = 'queued'`,
-			store.FormatTime(now), r.ID)
+		// Its input step is written with the claim.
+		claimed := false
+		err := s.db.Tx(bg, func(tx *sql.Tx) error {
+			res, err := tx.ExecContext(bg, `UPDATE runs SET status = 'running', started_at = coalesce(started_at, ?) WHERE id = ? AND status = 'queued'`,
+				store.FormatTime(now), r.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil
+			}
+			claimed = true
+			return s.writeInputStep(bg, tx, r.ID)
+		})
 		if err != nil {
 			s.log.Error("start run", "run", r.ID, "err", err)
 			return
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if !claimed {
 			return
 		}
 		s.publish("run.updated", r)

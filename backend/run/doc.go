@@ -12,8 +12,8 @@
 //   - service.go: the Service, what it is wired with (Deps, Config).
 //   - run.go: the Run record, its statuses and sources.
 //   - send.go: Send, a message from chat or the API: its session and the
-//     open-card rule; start.go: Start and StartTx queue a run and its
-//     input step.
+//     open-card rule; start.go: Start and StartTx queue a run; its input
+//     step is written when it leaves the queue (inputStep).
 //   - dispatch.go: Serve, resuming after a crash, dispatching queued runs
 //     to workers (one per session), executing a run to its end.
 //   - turn.go: loop, the model turns of one run.

@@ -189,6 +189,10 @@ func (s *Service) openPause(ctx context.Context, r *Run, kind, toolCallID string
 	ts := store.FormatTime(now)
 	var seq int
 	err = s.db.Tx(ctx, func(tx *sql.Tx) error {
+		// A run may wait on a card before it ever started (Ask).
+		if err := s.writeInputStep(ctx, tx, r.ID); err != nil {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) + 1 FROM steps WHERE run_id = ?`, r.ID).Scan(&seq); err != nil {
 			return err
 		}

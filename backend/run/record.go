@@ -106,6 +106,9 @@ func (s *Service) finish(ctx context.Context, id string, status Status, output, 
 	}
 	var r Run
 	err := s.db.Tx(ctx, func(tx *sql.Tx) error {
+		if err := s.writeInputStep(ctx, tx, id); err != nil { // one that never started
+			return err
+		}
 		if kind != "" {
 			b, _ := json.Marshal(closing)
 			if _, err := tx.ExecContext(ctx, `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at)

@@ -45,8 +45,9 @@ func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input s
 
 // StartTx is Start inside tx, a transaction of the caller's, so that a run
 // and the caller's own record of it (a schedule's fire, a webhook delivery)
-// commit together, and many runs share one commit. It writes the run, its
-// input step and the session's title and time; once tx has committed, pass
+// commit together, and many runs share one commit. It writes the run (with
+// its input and who wrote it) and the session's title and time; the input
+// step is written when the run leaves the queue (inputStep). Once tx has committed, pass
 // the run to Started so the workers take it. A run whose transaction rolls
 // back is simply gone.
 //
@@ -63,9 +64,8 @@ func (s *Service) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, s
 
 // StartManyTx is StartTx for several runs of one session, queued in the
 // order of inputs: a burst of webhook calls that share a commit. However
-// many there are, it costs three statements: the runs and their input
-// steps go in as one multi-row INSERT each, so the search index (a trigger
-// on steps) is written once for all of them, not once a run. A fault error
+// many there are, it costs two statements: the session's update and one
+// multi-row INSERT of the runs. A fault error
 // (a wrong session, or any input StartTx would refuse) is returned before
 // anything is written.
 func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source string, inputs []string, o StartOptions) ([]Run, error) {
@@ -74,16 +74,13 @@ func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionI
 	}
 	runs := make([]Run, len(inputs))
 	rows := make([][]any, len(inputs))
-	steps := make([][]any, len(inputs))
 	for i, input := range inputs {
-		r, data, err := s.newRun(agentID, sessionID, source, input, o)
+		r, err := s.newRun(agentID, sessionID, source, input, o)
 		if err != nil {
 			return nil, err
 		}
-		ts := store.FormatTime(r.CreatedAt)
 		runs[i] = r
-		rows[i] = []any{r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, Queued, r.Input, ts}
-		steps[i] = []any{r.ID, data, ts, ts}
+		rows[i] = []any{r.ID, agentID, sessionID, source, o.ParentRunID, o.Depth, Queued, r.Input, o.From, store.FormatTime(r.CreatedAt)}
 	}
 	if len(runs) == 0 {
 		return runs, nil
@@ -115,29 +112,24 @@ func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionI
 	if err := st.run.Insert(ctx, tx, rows); err != nil {
 		return nil, err
 	}
-	if err := st.step.Insert(ctx, tx, steps); err != nil {
-		return nil, err
-	}
 	return runs, nil
 }
 
-// newRun checks input and makes the queued run of it, and the data of its
-// input step; a fault error says what to change.
-func (s *Service) newRun(agentID, sessionID, source, input string, o StartOptions) (Run, string, error) {
+// newRun checks input and makes the queued run of it; a fault error says
+// what to change.
+func (s *Service) newRun(agentID, sessionID, source, input string, o StartOptions) (Run, error) {
 	// A secret pasted into a message is masked before it is stored or
 	// sent to a model.
 	input = strings.TrimSpace(s.redact(input))
 	if input == "" {
-		return Run{}, "", fault.Invalid("the message is empty; write what the agent should do")
+		return Run{}, fault.Invalid("the message is empty; write what the agent should do")
 	}
 	if len(input) > maxInput {
-		return Run{}, "", fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
+		return Run{}, fault.Invalid("the message is %d KiB; keep it under %d KiB (put long material in a file)", len(input)>>10, maxInput>>10)
 	}
 	// Each run has its own time, so the session's queue keeps their order.
-	now := s.now()
-	data, _ := json.Marshal(InputData{Text: input, From: o.From})
 	return Run{ID: store.NewSortedID("run"), AgentID: agentID, SessionID: sessionID, Source: source, ParentRunID: o.ParentRunID,
-		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: now, Steps: 1}, string(data), nil
+		Depth: o.Depth, Status: Queued, Input: input, CostKnown: true, CreatedAt: s.now(), Steps: 1}, nil
 }
 
 // defaultFrom is who the chat shows as the author of a run from source
@@ -162,13 +154,9 @@ const eachOwners = `SELECT k.value, coalesce(s.agent_id, '') FROM json_each(?) A
 const eachBatch = 1024
 
 // StartEachTx is StartTx for runs of many sessions: a burst of schedules
-// due at one instant, each firing in its own session. It costs a few
+// due at one instant, each firing in its own session. It costs three
 // statements for up to a thousand runs: the sessions are checked in one,
-// updated in another, and the runs and their input steps inserted a
-// multi-row statement each. The search index on steps is so written once
-// for many of them; a statement each made FTS5 flush its pending terms at
-// the end of every statement, which cost a burst of 10,000 fires a fifth
-// of its time.
+// updated in another, and the runs inserted in a multi-row statement.
 //
 // errs[i] is the fault error of news[i] (a wrong session or input), for
 // which nothing is written; runs[i] is the queued run otherwise. Pass the
@@ -203,7 +191,7 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 		return nil, nil, err
 	}
 
-	var runRows, stepRows [][]any
+	var runRows [][]any
 	type session struct{ at, title string }
 	sessions := map[string]session{}
 	var order []string
@@ -220,15 +208,14 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 		if o.From == "" {
 			o.From = defaultFrom(n.Source)
 		}
-		r, data, err := s.newRun(n.AgentID, n.SessionID, n.Source, n.Input, o)
+		r, err := s.newRun(n.AgentID, n.SessionID, n.Source, n.Input, o)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
 		runs[i] = r
 		ts := store.FormatTime(r.CreatedAt)
-		runRows = append(runRows, []any{r.ID, r.AgentID, r.SessionID, r.Source, r.Input, ts})
-		stepRows = append(stepRows, []any{r.ID, data, ts, ts})
+		runRows = append(runRows, []any{r.ID, r.AgentID, r.SessionID, r.Source, r.Input, o.From, ts})
 		// A session's title comes from its first run; its time is its last.
 		if x, ok := sessions[n.SessionID]; ok {
 			sessions[n.SessionID] = session{ts, x.title}
@@ -255,37 +242,50 @@ func (s *Service) StartEachTx(ctx context.Context, tx *sql.Tx, news []NewRun) (r
 	if err := w.eachRun.Exec(ctx, tx, runRows); err != nil {
 		return nil, nil, err
 	}
-	if err := w.eachStep.Exec(ctx, tx, stepRows); err != nil {
-		return nil, nil, err
-	}
 	return runs, errs, nil
 }
 
 // startStatements are the writes of StartManyTx and StartEachTx.
 type startStatements struct {
-	session   *sql.Stmt
-	run, step *store.Rows
-	// StartEachTx's: rows are [session id, updated at, title], [id, agent
-	// id, session id, source, input, created at] and [run id, data, time].
-	eachSession, eachRun, eachStep *store.Rows
+	session *sql.Stmt
+	run     *store.Rows
+	// StartEachTx's: rows are [session id, updated at, title] and [id,
+	// agent id, session id, source, input, from, created at].
+	eachSession, eachRun *store.Rows
 }
 
 func prepareStart(db *store.DB) (startStatements, error) {
 	st := startStatements{
 		run: &store.Rows{DB: db, Head: `INSERT INTO runs (id, agent_id, session_id, source, parent_run_id, depth, status, input,
-			steps, created_at) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`},
-		step: &store.Rows{DB: db, Head: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES`,
-			Row: `(?, 1, 'input', ?, ?, ?)`},
+			input_from, steps, created_at) VALUES`, Row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`},
 	}
 	st.eachSession = &store.Rows{DB: db, Max: eachBatch, Head: `UPDATE sessions SET updated_at = n.column2,
 		title = CASE WHEN title = '' THEN n.column3 ELSE title END FROM (VALUES`, Row: `(?, ?, ?)`, Tail: `) AS n WHERE sessions.id = n.column1`}
-	st.eachRun = &store.Rows{DB: db, Max: eachBatch, Head: `INSERT INTO runs (id, agent_id, session_id, source, status, input, steps, created_at) VALUES`,
-		Row: `(?, ?, ?, ?, 'queued', ?, 1, ?)`}
-	st.eachStep = &store.Rows{DB: db, Max: eachBatch, Head: `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at) VALUES`,
-		Row: `(?, 1, 'input', ?, ?, ?)`}
+	st.eachRun = &store.Rows{DB: db, Max: eachBatch, Head: `INSERT INTO runs (id, agent_id, session_id, source, status, input, input_from,
+		steps, created_at) VALUES`, Row: `(?, ?, ?, ?, 'queued', ?, ?, 1, ?)`}
 	err := db.PrepareAll(store.Statement{Into: &st.session, Query: `UPDATE sessions SET updated_at = ?,
 		title = CASE WHEN title = '' THEN ? ELSE title END WHERE id = ? AND agent_id = ?`})
 	return st, err
+}
+
+// inputStep writes run ?'s input step from the run's row, unless the run
+// has steps already. A run is queued without it (a burst of webhook calls
+// or schedules then writes only its runs, and the search index is not
+// touched) and gets it when it leaves the queue: when a worker takes it,
+// when it is cancelled or ends unstarted, when it waits on a card first.
+// Until then Steps shows the step made from the row.
+const inputStep = `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at)
+	SELECT id, 1, 'input', json_object('text', input, 'from', input_from), created_at, created_at FROM runs
+	WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?1)`
+
+// writeInputStep runs inputStep for run id inside tx.
+func (s *Service) writeInputStep(ctx context.Context, tx *sql.Tx, id string) error {
+	st, err := s.db.Prepared(inputStep)
+	if err != nil {
+		return err
+	}
+	_, err = tx.StmtContext(ctx, st).ExecContext(ctx, id)
+	return err
 }
 
 // Started announces runs queued with StartTx whose transaction has

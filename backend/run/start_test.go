@@ -81,8 +81,9 @@ func TestStartTxCommitsWithTheCaller(t *testing.T) {
 // StartEachTx queues the runs of many sessions in one go: the ones it
 // refuses (a wrong session, another agent's, an empty input) get their
 // error and write nothing; the others are queued in order, each session
-// titled from its first run, each input step in the search index, and they
-// execute once Started.
+// titled from its first run, each showing its input step (written, and
+// so searchable, once the run leaves the queue), and they execute once
+// Started.
 func TestStartEachTx(t *testing.T) {
 	f := setup(t, "openai", run.Config{})
 	ctx := context.Background()
@@ -138,9 +139,19 @@ func TestStartEachTx(t *testing.T) {
 	if list, _ := f.svc.List(ctx, run.ListOptions{AgentID: other.ID}); len(list) != 0 {
 		t.Errorf("the other agent got runs: %+v", list)
 	}
-	var indexed int
-	if err := f.db.QueryRowContext(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH 'water'`).Scan(&indexed); err != nil || indexed != 2 {
-		t.Errorf("search finds %d inputs with 'water' (%v), want 2", indexed, err)
+	steps, err := f.svc.Steps(ctx, runs[0].ID)
+	if err != nil || len(steps) != 1 || steps[0].Seq != 1 || steps[0].Kind != run.StepInput ||
+		string(steps[0].Data) != `{"text":"Water the plants.\nAll of them.","from":"schedule"}` {
+		t.Errorf("a queued run's steps: %+v (%v), want its input step", steps, err)
+	}
+	indexed := func() (n int) {
+		if err := f.db.QueryRowContext(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH 'water'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := indexed(); n != 0 {
+		t.Errorf("search finds %d queued inputs with 'water', want none before they start", n)
 	}
 
 	// Started wakes the workers, which take every session's oldest queued
@@ -148,7 +159,48 @@ func TestStartEachTx(t *testing.T) {
 	// they ask.
 	f.fake.Script(llmtest.Text("Fed."), llmtest.Text("Fed."), llmtest.Text("Fed."))
 	f.svc.Started(runs[4])
-	if done := f.wait(runs[4].ID); done.Status != run.Done || done.Output != "Fed." {
-		t.Errorf("after Started: %s %q, want done", done.Status, done.Output)
+	for _, r := range []run.Run{runs[4], runs[0], runs[5]} {
+		if done := f.wait(r.ID); done.Status != run.Done || done.Output != "Fed." {
+			t.Errorf("after Started: %s %q, want done", done.Status, done.Output)
+		}
+	}
+	if n := indexed(); n != 2 {
+		t.Errorf("search finds %d inputs with 'water' once they ran, want 2", n)
+	}
+	var stored int
+	f.db.QueryRowContext(ctx, `SELECT count(*) FROM steps WHERE run_id = ? AND seq = 1 AND kind = 'input'`, runs[0].ID).Scan(&stored)
+	if steps, _ := f.svc.Steps(ctx, runs[0].ID); stored != 1 || len(steps) != 2 || steps[1].Kind != run.StepModel {
+		t.Errorf("a run that ran: %d stored input steps, steps %+v; want its input step stored, then the answer", stored, steps)
+	}
+}
+
+// A run that leaves the queue without ever starting (cancelled here) gets
+// its input step written before its closing one.
+func TestQueuedRunCancelledKeepsItsInput(t *testing.T) {
+	f := setup(t, "openai", run.Config{})
+	ctx := context.Background()
+	a := f.agent("Ada")
+	sess, _ := f.svc.NewSession(ctx, a.ID, run.SourceAPI, "")
+	var r run.Run
+	err := f.db.Tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		r, err = f.svc.StartTx(ctx, tx, a.ID, sess.ID, run.SourceAPI, "Tidy the garden shed.", run.StartOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Cancel(ctx, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := f.svc.Steps(ctx, r.ID)
+	if err != nil || len(steps) != 2 || steps[0].Kind != run.StepInput || string(steps[0].Data) != `{"text":"Tidy the garden shed.","from":"api"}` ||
+		steps[1].Seq != 2 || steps[1].Kind != run.StepCancel {
+		t.Fatalf("steps of a run cancelled in the queue: %+v (%v), want its input, then the cancel", steps, err)
+	}
+	var n int
+	f.db.QueryRowContext(ctx, `SELECT count(*) FROM search_fts WHERE search_fts MATCH 'shed'`).Scan(&n)
+	if n != 1 {
+		t.Errorf("search finds the cancelled run's input %d times, want once", n)
 	}
 }

@@ -121,9 +121,13 @@ func scanStep(row store.Scanner) (Step, error) {
 
 const stepColumns = `run_id, seq, kind, data, input_tokens, output_tokens, cost_usd, started_at, ended_at`
 
-// Steps returns a run's steps in order.
+// Steps returns a run's steps in order. A run still queued has its input
+// step made from its row (inputStep writes it when the run leaves the queue).
 func (s *Service) Steps(ctx context.Context, runID string) ([]Step, error) {
-	steps, err := store.Query(ctx, s.db, scanStep, `SELECT `+stepColumns+` FROM steps WHERE run_id = ? ORDER BY seq`, runID)
+	steps, err := store.Query(ctx, s.db, scanStep, `SELECT `+stepColumns+` FROM steps WHERE run_id = ?1
+		UNION ALL SELECT id, 1, 'input', json_object('text', input, 'from', input_from), 0, 0, 0, created_at, created_at
+		FROM runs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?1)
+		ORDER BY 2`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read steps of %s: %w", runID, err)
 	}

@@ -4,7 +4,8 @@
 //
 // The index (search_docs and search_fts, migration 0020) is kept by
 // triggers in the transaction of every write of a step or a notification,
-// and holds the text as stored: masked by the run recorder, so no secret
+// and holds the text as stored (a queued run's input step is stored, and
+// so found, once the run leaves the queue: migration 0025): masked by the run recorder, so no secret
 // value is indexed. Snippets are masked again on the way out, for values
 // that became variables after the text was stored.
 package search
