@@ -54,7 +54,7 @@ func (s *Service) NewSession(ctx context.Context, agentID, kind, parentRunID str
 		return Session{}, err
 	}
 	now := s.now()
-	sess := Session{ID: store.NewID("ses"), AgentID: agentID, Kind: kind, ParentRunID: parentRunID, CreatedAt: now, UpdatedAt: now}
+	sess := Session{ID: store.NewSortedID("ses"), AgentID: agentID, Kind: kind, ParentRunID: parentRunID, CreatedAt: now, UpdatedAt: now}
 	ts := store.FormatTime(now)
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`) VALUES (?, ?, ?, '', '', '', ?, ?, ?)`,
 		sess.ID, agentID, kind, parentRunID, ts, ts); err != nil {

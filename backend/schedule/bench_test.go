@@ -120,7 +120,8 @@ func BenchmarkServe10k(b *testing.B) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // insertSchedules writes n schedules, each with its own session as Create
-// makes them, in one transaction (Create would take two each). They fire
+// makes them (ids in the order they were made, as NewSession and Create
+// make theirs), in one transaction (Create would take two each). They fire
 // once a year, at new year: the benchmark sets the times it wants.
 func insertSchedules(b *testing.B, db *store.DB, agentID string, n int) {
 	b.Helper()
@@ -128,14 +129,14 @@ func insertSchedules(b *testing.B, db *store.DB, agentID string, n int) {
 		now := time.Now()
 		ts, next := store.FormatTime(now), store.FormatTime(time.Date(now.Year()+1, 1, 1, 0, 0, 0, 0, time.UTC))
 		for i := 0; i < n; i++ {
-			sessionID := store.NewID("ses")
+			sessionID := store.NewSortedID("ses")
 			if _, err := tx.Exec(`INSERT INTO sessions (id, agent_id, kind, created_at, updated_at) VALUES (?, ?, 'schedule', ?, ?)`,
 				sessionID, agentID, ts, ts); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(`INSERT INTO schedules (id, agent_id, session_id, name, instruction, kind, cron, timezone,
 				next_fire_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'Do the thing.', 'cron', '0 0 1 1 *', 'UTC', ?, ?, ?)`,
-				store.NewID("sch"), agentID, sessionID, fmt.Sprintf("job %d", i), next, ts, ts); err != nil {
+				store.NewSortedID("sch"), agentID, sessionID, fmt.Sprintf("job %d", i), next, ts, ts); err != nil {
 				return err
 			}
 		}

@@ -451,7 +451,7 @@ func (s *Service) check(sch Schedule, now time.Time) (checked, error) {
 // Create adds a schedule to an agent, with its own session.
 func (s *Service) Create(ctx context.Context, in NewSchedule) (Schedule, error) {
 	now := s.now()
-	sch := Schedule{ID: store.NewID("sch"), AgentID: in.AgentID, Name: in.Name, Instruction: in.Instruction, Spec: in.Spec,
+	sch := Schedule{ID: store.NewSortedID("sch"), AgentID: in.AgentID, Name: in.Name, Instruction: in.Instruction, Spec: in.Spec,
 		Enabled: in.Enabled == nil || *in.Enabled, CatchUp: in.CatchUp, CatchUpWithin: in.CatchUpWithin, CreatedAt: now, UpdatedAt: now}
 	if strings.TrimSpace(in.AgentID) == "" {
 		return Schedule{}, fault.Invalid("a schedule belongs to an agent; give its agent_id")
