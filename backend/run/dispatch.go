@@ -134,12 +134,7 @@ func (s *Service) dispatch(ctx context.Context) error {
 	// session with a run waiting for a person is busy until it is answered.
 	// Only each free session's oldest queued run is a candidate, and at most
 	// as many as there are free workers.
-	queued, err := store.Query(ctx, s.db, scanRun, `SELECT `+runColumns+` FROM runs r
-		WHERE status = 'queued' AND (parent_run_id = '' OR started_at IS NOT NULL)
-		AND session_id NOT IN (SELECT session_id FROM runs WHERE status IN ('paused', 'running'))
-		AND NOT EXISTS (SELECT 1 FROM runs o WHERE o.session_id = r.session_id AND o.status = 'queued'
-			AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.id < r.id)))`+budgetWaits+`
-		ORDER BY created_at, id LIMIT ?`, free+len(s.busySessions()))
+	queued, err := store.Query(ctx, s.db, scanRun, dispatchQuery, free+len(s.busySessions()))
 	if err != nil {
 		return err
 	}
@@ -158,6 +153,23 @@ func (s *Service) dispatch(ctx context.Context) error {
 	}
 	return nil
 }
+
+// dispatchQuery reads the oldest queued run of each session that has one
+// and no run running or paused, oldest first, up to ?1. The sessions with
+// queued runs are walked one index seek each (runs_status is by status,
+// session, time), so a deep backlog in one session costs a seek, not a
+// read of each of its runs.
+const dispatchQuery = `WITH RECURSIVE waiting(sid) AS (
+		SELECT (SELECT min(session_id) FROM runs WHERE status = 'queued')
+		UNION ALL
+		SELECT (SELECT min(session_id) FROM runs WHERE status = 'queued' AND session_id > w.sid)
+		FROM waiting w WHERE w.sid IS NOT NULL
+	)
+	SELECT ` + runColumns + ` FROM waiting w JOIN runs r ON r.id = (SELECT o.id FROM runs o
+		WHERE o.status = 'queued' AND o.session_id = w.sid ORDER BY o.created_at, o.id LIMIT 1)
+	WHERE (r.parent_run_id = '' OR r.started_at IS NOT NULL)
+		AND w.sid NOT IN (SELECT session_id FROM runs WHERE status IN ('paused', 'running'))` + budgetWaits + `
+	ORDER BY r.created_at, r.id LIMIT ?1`
 
 // busySessions lists the sessions with a run executing in this process.
 func (s *Service) busySessions() []string {

@@ -60,3 +60,42 @@ func TestIdleBacklogIsNotReadEverySecond(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// BenchmarkDispatchBacklog times one dispatch pass over 100,000 runs
+// queued behind a session that waits for a person: the pass finds nothing
+// to start, and must not read the whole backlog to learn it.
+func BenchmarkDispatchBacklog(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "workspace.db"), store.WorkspaceMigrations())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	boxes := box.NewService(db, "ws", nil)
+	bx, _ := boxes.Create(ctx, "Main")
+	agents := agent.NewService(db, filepath.Join(dir, "agents"), "ws", nil)
+	ag, err := agents.Create(ctx, agent.NewAgent{Name: "Ada", BoxID: bx.ID})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := NewService(Deps{DB: db, Workspace: "ws", Agents: agents, Boxes: boxes}, Config{})
+	sess, _ := s.NewSession(ctx, ag.ID, SourceTrigger, "")
+	_, err = db.ExecContext(ctx, `INSERT INTO runs (id, agent_id, session_id, source, status, input, created_at)
+		WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 100000)
+		SELECT printf('run_%08d', i), ?, ?, 'trigger', CASE i WHEN 0 THEN 'paused' ELSE 'queued' END, 'call',
+			strftime('%Y-%m-%dT%H:%M:%f', 'now', printf('+%d seconds', i)) || 'Z'
+		FROM c`, ag.ID, sess.ID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if err := s.dispatch(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if n := len(s.active); n != 0 {
+		b.Fatalf("%d runs started from a session that waits for a person", n)
+	}
+}
