@@ -213,7 +213,10 @@ func prepare(db *store.DB) (statements, error) {
 			Tail: `) AS n WHERE schedules.id = n.column1 AND schedules.next_fire_at = n.column5`},
 	}
 	err := db.PrepareAll(
-		store.Statement{Into: &st.due, Query: `SELECT ` + columns + ` FROM schedules WHERE next_fire_at <= ? ORDER BY next_fire_at LIMIT ?`},
+		// Those due together in the order they were made (rowid), which
+		// their ids and their sessions' share: a batch's writes then land
+		// side by side in each index (store.NewSortedID).
+		store.Statement{Into: &st.due, Query: `SELECT ` + columns + ` FROM schedules WHERE next_fire_at <= ? ORDER BY next_fire_at, rowid LIMIT ?`},
 		// The firing key (its index): which of these [schedule id, time]
 		// pairs were claimed before?
 		store.Statement{Into: &st.taken, Query: `SELECT f.schedule_id, f.scheduled_for FROM json_each(?) AS k
