@@ -47,9 +47,9 @@ func (s *Service) Start(ctx context.Context, agentID, sessionID, source, input s
 // and the caller's own record of it (a schedule's fire, a webhook delivery)
 // commit together, and many runs share one commit. It writes the run (with
 // its input and who wrote it) and the session's title and time; the input
-// step is written when the run leaves the queue (inputStep). Once tx has committed, pass
-// the run to Started so the workers take it. A run whose transaction rolls
-// back is simply gone.
+// step is written when the run leaves the queue (inputStep). Once tx has
+// committed, pass the run to Started so the workers take it. A run whose
+// transaction rolls back is simply gone.
 //
 // A wrong input or session is a fault error (fault.ErrInvalid,
 // fault.ErrNotFound) returned before anything is written, so the caller may
@@ -65,9 +65,8 @@ func (s *Service) StartTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, s
 // StartManyTx is StartTx for several runs of one session, queued in the
 // order of inputs: a burst of webhook calls that share a commit. However
 // many there are, it costs two statements: the session's update and one
-// multi-row INSERT of the runs. A fault error
-// (a wrong session, or any input StartTx would refuse) is returned before
-// anything is written.
+// multi-row INSERT of the runs. A fault error (a wrong session, or any
+// input StartTx would refuse) is returned before anything is written.
 func (s *Service) StartManyTx(ctx context.Context, tx *sql.Tx, agentID, sessionID, source string, inputs []string, o StartOptions) ([]Run, error) {
 	if o.From == "" {
 		o.From = defaultFrom(source)
