@@ -274,8 +274,12 @@ func prepareStart(db *store.DB) (startStatements, error) {
 // when it is cancelled or ends unstarted, when it waits on a card first.
 // Until then Steps shows the step made from the row.
 const inputStep = `INSERT INTO steps (run_id, seq, kind, data, started_at, ended_at)
-	SELECT id, 1, 'input', json_object('text', input, 'from', input_from), created_at, created_at FROM runs
+	SELECT id, 1, 'input', ` + inputStepData + `, created_at, created_at FROM runs
 	WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?1)`
+
+// inputStepData is the data of a run's input step (InputData) made from
+// the run's row.
+const inputStepData = `json_object('text', input, 'from', input_from)`
 
 // writeInputStep runs inputStep for run id inside tx.
 func (s *Service) writeInputStep(ctx context.Context, tx *sql.Tx, id string) error {

@@ -125,7 +125,7 @@ const stepColumns = `run_id, seq, kind, data, input_tokens, output_tokens, cost_
 // step made from its row (inputStep writes it when the run leaves the queue).
 func (s *Service) Steps(ctx context.Context, runID string) ([]Step, error) {
 	steps, err := store.Query(ctx, s.db, scanStep, `SELECT `+stepColumns+` FROM steps WHERE run_id = ?1
-		UNION ALL SELECT id, 1, 'input', json_object('text', input, 'from', input_from), 0, 0, 0, created_at, created_at
+		UNION ALL SELECT id, 1, 'input', `+inputStepData+`, 0, 0, 0, created_at, created_at
 		FROM runs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?1)
 		ORDER BY 2`, runID)
 	if err != nil {
