@@ -135,6 +135,11 @@ export class ChatState {
     this.streamed = this.pending.snapshot();
   }
 
+  /**
+   * Sends a message. It resolves as soon as the server has taken it (the
+   * message box can empty then); the transcript and the session list follow
+   * without being waited on, as the answer may stream in before they load.
+   */
   async send(text: string) {
     const run = await api.sendMessage(this.wsId, this.agentId, text, this.sessionId || undefined);
     if (run.session_id !== this.sessionId) {
@@ -142,7 +147,8 @@ export class ChatState {
       this.pending.clear();
       this.streamed = {};
     }
-    await Promise.all([this.refresh(), this.refreshSessions()]);
+    void this.refresh().catch((err) => (this.error = err instanceof Error ? err.message : String(err)));
+    void this.refreshSessions().catch(() => {});
   }
 
   async newChat() {

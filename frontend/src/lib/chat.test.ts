@@ -46,3 +46,35 @@ describe('ChatState status while the person holds the browser', () => {
     expect(chat.browserWaits).toBe(false);
   });
 });
+
+describe('ChatState.send', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('resolves once the server has taken the message, while the transcript still loads', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const transcript = { session: { id: 'ses_1' }, runs: [], pause: null };
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      if (url.endsWith('/messages') && init?.method === 'POST') return new Response(JSON.stringify({ id: 'run_1', session_id: 'ses_1' }));
+      if (url.endsWith('/sessions/ses_1')) {
+        await held; // the answer is still streaming: refreshes keep coming
+        return new Response(JSON.stringify(transcript));
+      }
+      if (url.endsWith('/sessions')) return new Response(JSON.stringify([{ id: 'ses_1' }]));
+      return new Response(JSON.stringify({ error: `no route ${url}` }), { status: 404 });
+    });
+    const chat = new ChatState('ws_1', 'ag_1');
+    await chat.send('hello');
+    expect(chat.sessionId).toBe('ses_1');
+    expect(chat.transcript).toBe(null);
+    release();
+    await vi.waitFor(() => expect(chat.transcript?.session.id).toBe('ses_1'));
+    expect(chat.error).toBe('');
+  });
+
+  it('a message the server refuses rejects, so the message box keeps it', async () => {
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: 'the agent is paused' }), { status: 409 }));
+    const chat = new ChatState('ws_1', 'ag_1');
+    await expect(chat.send('hello')).rejects.toThrow(/paused/);
+  });
+});
