@@ -41,7 +41,7 @@ rerun_start() {
   "$srv" serve --port 0 --data-dir "$1" >"$tmp/out" 2>/dev/null &
   pid=$!; pids+=("$pid")
   url=""
-  until [ -n "$url" ]; do url=$(grep -o 'http://127[^ ]*' "$tmp/out" || true); sleep 0.001; done
+  url=$(grep -m1 -o 'http://127[^ ]*' <(timeout 60 tail -n +1 -f --pid="$pid" "$tmp/out") || true) # bench.sh's wait_url
   base=${url%%/?token=*}; tok=${url##*token=}
 }
 api() { curl -sf -H "Authorization: Bearer $tok" "$@"; }

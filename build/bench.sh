@@ -34,12 +34,11 @@ start() { # start DATA_DIR: launches serve, sets pid, base, tok
   "$srv" serve --port 0 --data-dir "$1" >"$tmp/out" 2>/dev/null &
   pid=$!
 }
+# wait_url: the URL serve prints once it is up. tail follows the output
+# (inotify): a loop starting grep every millisecond would take CPU from the
+# start it times.
 wait_url() {
-  for _ in $(seq 2000); do
-    url=$(grep -o 'http://127[^ ]*' "$tmp/out" 2>/dev/null || true)
-    [ -n "$url" ] && break
-    sleep 0.001
-  done
+  url=$(grep -m1 -o 'http://127[^ ]*' <(timeout 60 tail -n +1 -f --pid="$pid" "$tmp/out") || true)
   base=${url%%/?token=*}; tok=${url##*token=}
 }
 api() { curl -sf -H "Authorization: Bearer $tok" "$@"; }
