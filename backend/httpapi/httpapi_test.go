@@ -98,6 +98,7 @@ func TestGuard(t *testing.T) {
 		{"page needs no token", "/", nil, 200},
 		{"old link does not log in", "/api/workspaces?token=" + token, nil, 401},
 		{"old login link lands on the page without a cookie", "/?token=nope", nil, 200},
+		{"boot needs the token too", "/api/boot", nil, 401},
 		{"unknown api route", "/api/no-such-route", map[string]string{"Authorization": "Bearer " + token}, 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,6 +203,61 @@ func TestNotFound(t *testing.T) {
 			t.Errorf("%s %s: %d %v, want 404 with an error message", tc.method, path, got, out)
 		}
 	}
+}
+
+// TestBoot: the page's first answer holds what the workspace list, the
+// capabilities and the current workspace's board answer, and follows a
+// switch of the current workspace.
+func TestBoot(t *testing.T) {
+	e := newEnv(t)
+	if got := e.do(t, "POST", "/api/workspaces/"+e.ws+"/agents", `{"name":"Ada","box_id":"`+e.box+`"}`, nil); got != 201 {
+		t.Fatalf("create agent: %d", got)
+	}
+	raw := func(path string) json.RawMessage {
+		var m json.RawMessage
+		if got := e.do(t, "GET", path, "", &m); got != 200 {
+			t.Fatalf("GET %s: %d", path, got)
+		}
+		return m
+	}
+	var boot struct {
+		Workspaces   json.RawMessage
+		Current      string
+		Capabilities json.RawMessage
+		Board        json.RawMessage
+	}
+	check := func(current string) {
+		t.Helper()
+		if got := e.do(t, "GET", "/api/boot", "", &boot); got != 200 {
+			t.Fatalf("GET /api/boot: %d", got)
+		}
+		var list struct {
+			Workspaces json.RawMessage
+			Current    string
+		}
+		json.Unmarshal(raw("/api/workspaces"), &list)
+		if boot.Current != current || list.Current != current || string(boot.Workspaces) != string(list.Workspaces) {
+			t.Errorf("boot's workspaces %s (current %q), want %s (current %q)", boot.Workspaces, boot.Current, list.Workspaces, current)
+		}
+		if want := raw("/api/capabilities"); string(boot.Capabilities) != string(want) {
+			t.Errorf("boot's capabilities %s, want %s", boot.Capabilities, want)
+		}
+		if want := raw("/api/workspaces/" + current + "/board"); string(boot.Board) != string(want) {
+			t.Errorf("boot's board\n%s\nwant\n%s", boot.Board, want)
+		}
+	}
+	check(e.ws)
+	if !strings.Contains(string(boot.Board), `"name":"Ada"`) {
+		t.Errorf("boot's board has no agent Ada: %s", boot.Board)
+	}
+	var other struct{ ID string }
+	if got := e.do(t, "POST", "/api/workspaces", `{"name":"Other"}`, &other); got != 201 {
+		t.Fatalf("create workspace: %d", got)
+	}
+	if got := e.do(t, "POST", "/api/workspaces/"+other.ID+"/switch", "", nil); got != 200 {
+		t.Fatalf("switch: %d", got)
+	}
+	check(other.ID)
 }
 
 func TestAgentLifecycle(t *testing.T) {

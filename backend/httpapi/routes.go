@@ -29,6 +29,7 @@ func (s *Server) routes() {
 		return map[string]string{"current": s.cfg.Home.Current()}, err
 	}))
 	m.HandleFunc("GET /api/workspaces/{ws}/board", inWorkspace(s, 200, s.board))
+	m.HandleFunc("GET /api/boot", endpoint(s, 200, s.boot))
 	// Whether agents' commands run sandboxed on this computer (the agent
 	// Settings say so when not; every command then asks first).
 	m.HandleFunc("GET /api/sandbox", endpoint(s, 200, func(ctx context.Context, r *http.Request, _ none) (any, error) {
@@ -258,6 +259,35 @@ func (s *Server) board(ctx context.Context, ws *workspace.Workspace, r *http.Req
 	}
 	return Board{Workspace: ws.Info(), Boxes: boxes, Agents: agents, Activity: activity, NotificationsOpen: open, Held: ws.Runs.Held(),
 		Automations: automations}, nil
+}
+
+// Boot is what the page needs before it can paint the board, in one answer:
+// index.html asks for it while the app's script loads, and one answer
+// waiting there beats a chain of three (the board needs the current
+// workspace's id first).
+type Boot struct {
+	Workspaces   []workspace.Info   `json:"workspaces"`
+	Current      string             `json:"current"`
+	Capabilities []agent.Capability `json:"capabilities"`
+	// Board is the current workspace's; null when there is none.
+	Board *Board `json:"board"`
+}
+
+func (s *Server) boot(ctx context.Context, r *http.Request, _ none) (Boot, error) {
+	b := Boot{Workspaces: s.cfg.Home.List(), Current: s.cfg.Home.Current(), Capabilities: agent.Capabilities}
+	if b.Current == "" {
+		return b, nil
+	}
+	ws, err := s.cfg.Home.Workspace(b.Current)
+	if err != nil {
+		return Boot{}, err
+	}
+	board, err := s.board(ctx, ws, r, none{})
+	if err != nil {
+		return Boot{}, err
+	}
+	b.Board = &board
+	return b, nil
 }
 
 // suggestHandle previews the handle a new agent would get (?name=, ?ws=,

@@ -25,6 +25,7 @@ import type {
   Agent,
   AgentPatch,
   Board,
+  Boot,
   Box,
   Capability,
   NewAgent,
@@ -98,9 +99,9 @@ class RawBody {
 }
 
 /**
- * The first board's requests, which index.html sends before this script has
- * loaded (window.__rerunEarly, by path): a GET of one of them takes its
- * answer, once. endEarly drops what is left once the board is in, so no
+ * The first board's request (GET /api/boot), which index.html sends before
+ * this script has loaded (window.__rerunEarly, by path): a GET of it takes
+ * its answer, once. endEarly drops what is left once the board is in, so no
  * later read gets an old answer.
  */
 type Early = Record<string, Promise<Response> | undefined>;
@@ -200,6 +201,8 @@ const memoryQuery = (q: MemoryQuery) => query({ q: q.q?.trim(), retired: q.retir
 
 export const api = {
   listWorkspaces: () => request<WorkspaceList>('GET', '/api/workspaces'),
+  /** The workspaces, the capabilities and the current board: what the first paint needs (index.html asks early). */
+  boot: () => request<Boot>('GET', '/api/boot'),
   createWorkspace: (name: string) => request<Workspace>('POST', '/api/workspaces', { name }),
   renameWorkspace: (id: string, name: string) => request<Workspace>('PATCH', ws(id), { name }),
   switchWorkspace: (id: string) => request<{ current: string }>('POST', `${ws(id)}/switch`),

@@ -23,12 +23,27 @@ export class WorkspaceState {
   private inflight: Promise<void> | null = null;
   private again = false;
 
+  private started: Promise<void> | null = null;
+
+  /**
+   * The first load, once: main.ts starts it before the app mounts (index.html
+   * asked for its answer already), so the app's first frame draws the board
+   * rather than an empty one; App waits for the same load. init loads again.
+   */
+  start(): Promise<void> {
+    return (this.started ??= this.init());
+  }
+
   async init() {
-    const [list, caps] = await Promise.all([api.listWorkspaces(), api.listCapabilities()]);
-    this.workspaces = list.workspaces;
-    this.capabilities = caps;
-    this.currentId = list.current || list.workspaces[0]?.id || '';
-    await this.refreshBoard();
+    const rev = this.revision;
+    const boot = await api.boot();
+    this.workspaces = boot.workspaces;
+    this.capabilities = boot.capabilities;
+    this.currentId = boot.current || boot.workspaces[0]?.id || '';
+    // A board loaded or asked for meanwhile (an event's) is newer than the boot's.
+    const newer = this.revision !== rev || this.inflight !== null;
+    if (!newer && boot.board && boot.board.workspace.id === this.currentId) this.show(boot.board);
+    else await this.refreshBoard();
   }
 
   async refreshWorkspaces() {
@@ -51,13 +66,7 @@ export class WorkspaceState {
               continue;
             }
             const board = await api.getBoard(ws);
-            if (ws === this.currentId && !this.again) {
-              this.board = board;
-              this.revision++;
-              if (this.selectedAgentId && !board.agents.some((a) => a.id === this.selectedAgentId)) {
-                this.selectedAgentId = null;
-              }
-            }
+            if (ws === this.currentId && !this.again) this.show(board);
           }
         } finally {
           this.again = false;
@@ -66,6 +75,13 @@ export class WorkspaceState {
       })();
     }
     return this.inflight;
+  }
+
+  /** Puts a loaded board on screen; an agent selected and now gone is let go. */
+  private show(board: Board) {
+    this.board = board;
+    this.revision++;
+    if (this.selectedAgentId && !board.agents.some((a) => a.id === this.selectedAgentId)) this.selectedAgentId = null;
   }
 
   /** Reacts to one event of the stream. Returns the refresh it started, for error reporting. */

@@ -19,6 +19,7 @@ let board: Board;
 let calls: string[];
 let failPatch: { status: number; error: string } | null;
 let gate: Promise<void> | null;
+let bootGate: Promise<void> | null;
 
 beforeEach(() => {
   board = {
@@ -32,12 +33,18 @@ beforeEach(() => {
   calls = [];
   failPatch = null;
   gate = null;
+  bootGate = null;
   vi.stubGlobal('fetch', async (url: string, init: RequestInit) => {
     const method = init.method ?? 'GET';
     calls.push(`${method} ${url}`);
     const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
     if (url === '/api/workspaces') return json(200, { workspaces: [board.workspace], current: 'ws_1' });
     if (url === '/api/capabilities') return json(200, []);
+    if (url === '/api/boot') {
+      const answer = { workspaces: [board.workspace], current: 'ws_1', capabilities: [], board: structuredClone(board) };
+      if (bootGate) await bootGate; // the answer was made before
+      return json(200, answer);
+    }
     if (url.endsWith('/board')) {
       if (gate) await gate;
       return json(200, structuredClone(board));
@@ -64,6 +71,21 @@ describe('WorkspaceState', () => {
     expect(s.current?.name).toBe('Acme');
     expect(s.boxes.map((b) => b.id)).toEqual(['bx_a', 'bx_b']);
     expect(s.agents).toHaveLength(2);
+    expect(calls).toEqual(['GET /api/boot']); // one answer: no chain of requests before the first paint
+  });
+
+  it('a board load asked for while the boot answer comes is not overwritten by it', async () => {
+    const s = new WorkspaceState();
+    let open!: () => void;
+    bootGate = new Promise((r) => (open = r));
+    const init = s.init();
+    await vi.waitFor(() => expect(calls).toEqual(['GET /api/boot']));
+    s.currentId = 'ws_1'; // as an event's refresh would find it
+    board.agents.push(agent('ag_3', 'bx_b'));
+    const later = s.refreshBoard();
+    open();
+    await Promise.all([init, later]);
+    expect(s.agents.map((a) => a.id)).toEqual(['ag_1', 'ag_2', 'ag_3']);
   });
 
   it('folds refreshes asked for during a load into one more load', async () => {

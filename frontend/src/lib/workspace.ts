@@ -49,6 +49,9 @@ export type AutomationCounts = { schedules: number; triggers: number; schedules_
 
 export type WorkspaceList = { workspaces: Workspace[]; current: string };
 
+/** What the page needs before it paints the board (GET /api/boot), in one answer. */
+export type Boot = WorkspaceList & { capabilities: Capability[]; board: Board | null };
+
 export type NewAgent = {
   name: string;
   box_id: string;
