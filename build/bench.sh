@@ -154,11 +154,12 @@ else
   p99=$(awk '{print $3}' "$tmp/rerun.rounds" | med)
   bad=$(awk '{n += $5} END {print n + 0}' "$tmp/rerun.rounds")
   brps=$(awk '{print $1}' "$tmp/bare.rounds" | med)
+  bp99=$(awk '{print $3}' "$tmp/bare.rounds" | med)
   commits=$(med <"$tmp/commits.rounds")
   stored=$(awk '{a += $1; r += $2} END {printf "%d answered 2xx, %d runs stored", a, r}' "$tmp/stored.rounds")
   echo "webhook intake (wrk -t2 -c32 -d20s, one trigger, durable 202; 3 rounds alternating with the ceilings, medians):" \
     "$rps req/s = $(awk -v a="$rps" -v b="$brps" 'BEGIN {printf "%.1f", 100 * a / b}')% of bare net/http $brps req/s (goal ≥ 15%)," \
-    "p50 $p50 ms, p99 $p99 ms (goal ≤ 10 ms); SQLite synchronous=FULL ceiling $commits commits/s;" \
+    "p50 $p50 ms, p99 $p99 ms (goal ≤ 10 ms; bare net/http's own p99 under the same load: $bp99 ms); SQLite synchronous=FULL ceiling $commits commits/s;" \
     "$stored after kill -9${lost:+, LOST$lost}$([ "$bad" -gt 0 ] && echo ", $bad answers not 2xx")"
 fi
 
