@@ -24,11 +24,12 @@ pid=0
 trap '[ "$pid" -gt 0 ] && kill "$pid" 2>/dev/null; rm -rf "$data"' EXIT
 now_ms() { date +%s%3N; }
 
-# launch NAME [BINARY]: start the window (default $bin) on $data/home, wait for the painted line (up to
-# 60 s without it is a failure), print the milliseconds, quit it. The wait
-# is tail following the log (inotify): a loop starting grep and sleep every
-# few milliseconds took a good part of these two cores from the launch it
-# timed (1.5-1.6 s measured that way, 1.1-1.2 s without, same binary).
+# launch NAME [BINARY]: start the window (default $bin) on $data/home,
+# wait for the painted line (up to 60 s without it is a failure), print the
+# milliseconds, quit it. The wait is tail following the log (inotify): a
+# loop starting grep and sleep every few milliseconds took a good part of
+# these two cores from the launch it timed (1.5-1.6 s measured that way,
+# 1.1-1.2 s without, same binary).
 launch() {
   local log="$data/log.$1" t0 t
   t0=$(now_ms)
