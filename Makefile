@@ -17,7 +17,7 @@ GOSRC     := $(shell find . -name '*.go' -not -path './frontend/node_modules/*')
 WEBSRC    := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 PORT      ?= 7777
 
-.PHONY: run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench bench-peers check-catalog fuzz clean
+.PHONY: FORCE run setup frontend build server dist dist-windows dist-macos claude-code codex test test-go test-web test-e2e test-desktop test-dist bench bench-peers check-catalog fuzz clean
 
 ## run: build everything and open the window (or `rerun serve` with no display)
 run: setup build
@@ -37,14 +37,20 @@ frontend: frontend/dist/index.html
 frontend/dist/index.html: $(WEBSRC) frontend/package-lock.json
 	cd frontend && npm run build
 
+# The version the binaries say (main.version): rewritten only when it
+# changes, so a commit that touches no Go file still rebuilds them
+# (test-dist checks that the packages' binaries say the checkout's version).
+$(BIN)/version: FORCE
+	@mkdir -p $(BIN); echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' >$@
+
 ## build: the desktop binary (window + serve), needs GTK/WebKit
 build: $(BIN)/rerun
-$(BIN)/rerun: frontend/dist/index.html $(GOSRC)
+$(BIN)/rerun: frontend/dist/index.html $(GOSRC) $(BIN)/version
 	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $@ .
 
 ## server: a static headless binary (serve only), no cgo, no GTK
 server: $(BIN)/rerun-server
-$(BIN)/rerun-server: frontend/dist/index.html $(GOSRC)
+$(BIN)/rerun-server: frontend/dist/index.html $(GOSRC) $(BIN)/version
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
 
 ## dist: Linux packages into build/dist/: a .deb (nfpm, a Go tool in build/tools/nfpm) and a .tar.gz with install.sh
@@ -54,14 +60,14 @@ dist: build
 ## dist-windows: rerun.exe cross-built for Windows (no cgo) and its NSIS installer build/dist/rerun-setup-VERSION-amd64.exe
 dist-windows: $(BIN)/windows/rerun.exe
 	build/dist-windows.sh $<
-$(BIN)/windows/rerun.exe: frontend/dist/index.html $(GOSRC)
+$(BIN)/windows/rerun.exe: frontend/dist/index.html $(GOSRC) $(BIN)/version
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop,production -ldflags '$(LDFLAGS) -H windowsgui' -o $@ .
 
 ## dist-macos: the Rerun.app skeleton (Info.plist, icon, a headless darwin/arm64 binary) into build/dist/;
 ## the window needs cgo and a Mac: build/macos/build-on-mac.sh makes the universal .app and .dmg there
 dist-macos: $(BIN)/darwin/rerun-serve-arm64
 	build/dist-macos.sh $(VERSION) $<
-$(BIN)/darwin/rerun-serve-arm64: frontend/dist/index.html $(GOSRC)
+$(BIN)/darwin/rerun-serve-arm64: frontend/dist/index.html $(GOSRC) $(BIN)/version
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $@ .
 
 ## test: vet, Go tests, frontend unit tests, end-to-end tests in Chromium, desktop smoke test, Linux packages
