@@ -81,6 +81,7 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 	// calls) every query then opened a new connection, file and pragmas
 	// included, which cost more than the query.
 	sqldb.SetMaxIdleConns(maxIdleConns)
+	sqldb.SetConnMaxIdleTime(maxIdleTime)
 	db := &DB{DB: sqldb, path: path}
 	if err := db.PingContext(ctx); err != nil {
 		sqldb.Close()
@@ -101,6 +102,11 @@ func Open(ctx context.Context, path string, migrations fs.FS) (*DB, error) {
 
 // maxIdleConns is how many open connections are kept for reuse.
 const maxIdleConns = 16
+
+// maxIdleTime is how long an unused connection stays open. Each holds its
+// own page cache and parsed schema (most of a megabyte here); a burst of
+// concurrent reads opens many, and an idle app keeps none of them.
+const maxIdleTime = 10 * time.Second
 
 // Path is the database file.
 func (db *DB) Path() string { return db.path }

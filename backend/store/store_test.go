@@ -12,6 +12,7 @@ import (
 
 	"github.com/rerun-build/rerun-desktop/backend/store"
 	"github.com/rerun-build/rerun-desktop/backend/store/storetest"
+	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 func TestMigrateFromEmptyAndReopen(t *testing.T) {
@@ -230,5 +231,37 @@ func TestNewSortedID(t *testing.T) {
 			t.Fatalf("id %q after %q: not increasing", id, prev)
 		}
 		prev = id
+	}
+}
+
+// TestIdleConnectionsClose opens several connections at once (as a burst of
+// webhook calls does), releases them, and waits for the pool to close every
+// one: each holds its own page cache, which an idle app should not keep.
+// The database still answers afterwards, on a new connection.
+func TestIdleConnectionsClose(t *testing.T) {
+	t.Parallel()
+	db := storetest.Open(t)
+	ctx := context.Background()
+	conns := make([]*sql.Conn, 6)
+	for i := range conns {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.PingContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if n := db.Stats().OpenConnections; n < len(conns) {
+		t.Fatalf("%d connections open after the burst, want at least %d", n, len(conns))
+	}
+	waittest.Until(t, "every idle connection closed", func() bool { return db.Stats().OpenConnections == 0 })
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n == 0 {
+		t.Errorf("after the pool emptied: %d migrations, %v", n, err)
 	}
 }
