@@ -349,33 +349,73 @@ func (db *DB) migrate(ctx context.Context, migrations fs.FS) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY,
-		name TEXT NOT NULL,
-		applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
-	)`); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+	// An up-to-date database (every start but the first after an update)
+	// is told by one read, without taking the write lock.
+	if applied, err := appliedMigrations(ctx, db); err == nil && pending(list, applied) == 0 {
+		return nil
 	}
-	for _, m := range list {
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return nil
+	// The pending migrations go in one transaction: a new database costs
+	// one commit (one fsync) rather than one for each, and a migration
+	// that fails leaves the database as it was before all of them.
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version INTEGER PRIMARY KEY,
+			name TEXT NOT NULL,
+			applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+		)`); err != nil {
+			return fmt.Errorf("create schema_migrations in %s: %w", db.path, err)
+		}
+		// Read again under the write lock: another process may have
+		// migrated meanwhile.
+		applied, err := appliedMigrations(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("read the migrations applied to %s: %w", db.path, err)
+		}
+		for _, m := range list {
+			if applied[m.version] {
+				continue
 			}
 			if _, err := tx.ExecContext(ctx, m.body); err != nil {
-				return err
+				return fmt.Errorf("apply migration %s to %s: %w", m.name, db.path, err)
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("apply migration %s to %s: %w", m.name, db.path, err)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
+				return fmt.Errorf("apply migration %s to %s: %w", m.name, db.path, err)
+			}
+		}
+		return nil
+	})
+}
+
+// appliedMigrations is the set of versions schema_migrations records; an
+// error when there is no such table yet.
+func appliedMigrations(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[int]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
+}
+
+// pending counts the migrations of list not in applied.
+func pending(list []migration, applied map[int]bool) int {
+	n := 0
+	for _, m := range list {
+		if !applied[m.version] {
+			n++
 		}
 	}
-	return nil
+	return n
 }
 
 // Version is the highest applied migration.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -112,6 +113,74 @@ func TestBadMigrationLeavesDatabaseUsable(t *testing.T) {
 	db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'b'`).Scan(&n)
 	if n != 0 {
 		t.Error("table b exists: the failed migration was half applied")
+	}
+}
+
+// A new database takes all its migrations in one commit (one fsync, not
+// one for each), and an up-to-date one takes none at all.
+func TestMigrationsCommitOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "workspace.db")
+	db, err := store.Open(ctx, path, store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Commits(); n != 1 {
+		t.Errorf("a new database took %d commits to migrate, want 1", n)
+	}
+	db.Close()
+	db, err = store.Open(ctx, path, store.WorkspaceMigrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := db.Commits(); n != 0 {
+		t.Errorf("an up-to-date database took %d commits to open, want 0", n)
+	}
+}
+
+// An update whose second migration fails applies neither: the database
+// stays as the last version left it, and opening it with that version's
+// migrations works.
+func TestFailedUpdateAppliesNoneOfItsMigrations(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "x.db")
+	v1 := fstest.MapFS{"0001_a.sql": {Data: []byte(`CREATE TABLE a (x INTEGER);`)}}
+	db, err := store.Open(ctx, path, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	v2 := fstest.MapFS{
+		"0001_a.sql": v1["0001_a.sql"],
+		"0002_b.sql": {Data: []byte(`CREATE TABLE b (y INTEGER);`)},
+		"0003_c.sql": {Data: []byte(`CREATE TABLE c (z INTEGER); ALTER TABLE nowhere ADD COLUMN w;`)},
+	}
+	_, err = store.Open(ctx, path, v2)
+	if err == nil || !strings.Contains(err.Error(), "0003_c.sql") {
+		t.Fatalf("opening with a failing migration: %v; want an error naming 0003_c.sql", err)
+	}
+	db, err = store.Open(ctx, path, v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tables []string
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('b', 'c') ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if len(tables) != 0 {
+		t.Errorf("tables %v exist: the failed update was half applied", tables)
+	}
+	if v, err := db.Version(ctx); err != nil || v != 1 {
+		t.Errorf("version after the failed update = %d, %v; want 1", v, err)
 	}
 }
 
