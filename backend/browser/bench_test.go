@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rerun-build/rerun-desktop/internal/waittest"
 )
 
 // BenchmarkBrowserStart measures starting an agent's browser on a fresh
@@ -92,32 +90,26 @@ func BenchmarkScreencast(b *testing.B) {
 	}
 	b.ReportMetric(float64(nframes)/spent.Seconds(), "fps")
 
-	// Input → next frame, on a still page that repaints on mousedown.
+	// Input → the first frame showing its effect, on a still page that
+	// turns black or white at each mousedown. A frame still showing the
+	// colour before the click (one on its way when it was sent) does not
+	// count, and the next click waits for this one's frame: two clicks
+	// painted in one frame would cancel out and show nothing.
 	must(b, m, env, "browser_open", map[string]any{"url": s.URL + "/toggle"})
 	frameWhere(b, ch, func(f Frame) bool { return strings.HasSuffix(f.URL, "/toggle") })
 	br.TakeOver()
 	defer br.HandBack()
 	ctx := context.Background()
+	black := false // the page starts white
 	for i := 0; i < 40; i++ {
 		time.Sleep(50 * time.Millisecond)
-	drain:
-		for {
-			select {
-			case <-ch:
-			default:
-				break drain
-			}
-		}
+		black = !black
 		t0 := time.Now()
 		if err := br.Input(ctx, Event{Type: "mousedown", X: 300, Y: 300}); err != nil {
 			b.Fatal(err)
 		}
-		select {
-		case <-ch:
-			lat = append(lat, time.Since(t0))
-		case <-time.After(waittest.Patience):
-			b.Fatal("no frame after an input")
-		}
+		frameWhere(b, ch, func(f Frame) bool { return isBlack(f) == black })
+		lat = append(lat, time.Since(t0))
 		if err := br.Input(ctx, Event{Type: "mouseup", X: 300, Y: 300}); err != nil {
 			b.Fatal(err)
 		}

@@ -112,11 +112,15 @@ func (p *proc) handle(msg *rod.Message) {
 			t.loading = msg.Method == "Page.frameStartedLoading"
 			if !t.loading {
 				t.stops++
+				casting := t == p.casting
 				// Title changes are not reliably announced: read it once
 				// the page has loaded, for the Desktop panel.
 				go func() {
 					p.info(t)
 					p.b.changed()
+					if casting {
+						p.b.recast(t)
+					}
 				}()
 			}
 		}

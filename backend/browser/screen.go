@@ -143,6 +143,36 @@ func (b *Browser) updateCast() {
 	}
 }
 
+// recast restarts the screencast of t when it is still the tab being cast.
+// Chromium's capture can stay with the document a tab has left: once a new
+// page has loaded, its first frames come and then none, whatever it paints
+// (a click's effect never shows). A new screencast captures the page as it
+// is now and sends its picture at once.
+func (b *Browser) recast(t *tab) {
+	b.castMu.Lock()
+	defer b.castMu.Unlock()
+	b.mu.Lock()
+	p := b.proc
+	b.mu.Unlock()
+	if p == nil || !p.alive() {
+		return
+	}
+	p.mu.Lock()
+	casting := p.casting == t
+	p.mu.Unlock()
+	if !casting {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	page := t.page.Context(ctx)
+	_ = proto.PageStopScreencast{}.Call(page)
+	q, every := castQuality, castEvery
+	if err := (proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, EveryNthFrame: &every}).Call(page); err != nil {
+		b.m.log.Debug("restart screencast", "agent", b.agentID, "err", err)
+	}
+}
+
 // frame acknowledges a screencast frame (Chromium sends no more until it
 // is) and hands it to the viewers.
 func (p *proc) frame(session proto.TargetSessionID, e *proto.PageScreencastFrame) {
