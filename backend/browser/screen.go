@@ -134,13 +134,18 @@ func (b *Browser) updateCast() {
 	if want == nil {
 		return
 	}
-	q, every := castQuality, castEvery
-	if err := (proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, EveryNthFrame: &every}).Call(want.page.Context(ctx)); err != nil {
+	if err := startCast(want.page.Context(ctx)); err != nil {
 		b.m.log.Debug("start screencast", "agent", b.agentID, "err", err)
 		p.mu.Lock()
 		p.casting = nil
 		p.mu.Unlock()
 	}
+}
+
+// startCast starts Chromium's screencast of page, in Rerun's format.
+func startCast(page proto.Client) error {
+	q, every := castQuality, castEvery
+	return proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, EveryNthFrame: &every}.Call(page)
 }
 
 // recast restarts the screencast of t when it is still the tab being cast.
@@ -167,8 +172,7 @@ func (b *Browser) recast(t *tab) {
 	defer cancel()
 	page := t.page.Context(ctx)
 	_ = proto.PageStopScreencast{}.Call(page)
-	q, every := castQuality, castEvery
-	if err := (proto.PageStartScreencast{Format: proto.PageStartScreencastFormatJpeg, Quality: &q, EveryNthFrame: &every}).Call(page); err != nil {
+	if err := startCast(page); err != nil {
 		b.m.log.Debug("restart screencast", "agent", b.agentID, "err", err)
 	}
 }
